@@ -1,0 +1,81 @@
+package dev.ratisoffload.format;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+/**
+ * Splits a stream into content-defined chunks with a gear rolling hash. Memory is bounded by twice the
+ * policy's maximum chunk size, whatever the stream's length.
+ */
+public final class Chunker {
+
+  /** Receives each chunk in order; the array is the sink's to keep. */
+  @FunctionalInterface
+  public interface Sink {
+    void accept(byte[] chunk) throws IOException;
+  }
+
+  /** 256 fixed pseudo-random values; changing them would change every boundary (and deduplication). */
+  private static final long[] GEAR = new long[256];
+
+  static {
+    SplittableRandom random = new SplittableRandom(0x5EED_0FF1_0ADL);
+    for (int i = 0; i < GEAR.length; i++) {
+      GEAR[i] = random.nextLong();
+    }
+  }
+
+  private final ChunkingPolicy policy;
+  private final long mask;
+
+  public Chunker(ChunkingPolicy policy) {
+    this.policy = policy;
+    // The high bits of a gear hash depend on the most bytes; test those.
+    this.mask = -1L << (64 - Integer.numberOfTrailingZeros(policy.average()));
+  }
+
+  /** Reads {@code in} to its end, passing each chunk to {@code sink}. */
+  public void split(InputStream in, Sink sink) throws IOException {
+    byte[] buffer = new byte[policy.max() * 2];
+    int filled = 0;
+    int start = 0;
+    boolean eof = false;
+    while (true) {
+      if (!eof && filled - start < policy.max()) {
+        // Compact, then top up so a whole maximal chunk is available.
+        if (start > 0) {
+          System.arraycopy(buffer, start, buffer, 0, filled - start);
+          filled -= start;
+          start = 0;
+        }
+        int n = in.readNBytes(buffer, filled, buffer.length - filled);
+        filled += n;
+        eof = filled < buffer.length;
+      }
+      if (filled == start) {
+        return;
+      }
+      int length = boundary(buffer, start, filled - start);
+      sink.accept(Arrays.copyOfRange(buffer, start, start + length));
+      start += length;
+    }
+  }
+
+  /** The length of the chunk starting at {@code offset} among {@code available} bytes. */
+  int boundary(byte[] data, int offset, int available) {
+    int limit = Math.min(available, policy.max());
+    if (limit <= policy.min()) {
+      return limit;
+    }
+    long hash = 0;
+    for (int i = policy.min(); i < limit; i++) {
+      hash = (hash << 1) + GEAR[data[offset + i] & 0xff];
+      if ((hash & mask) == 0) {
+        return i + 1;
+      }
+    }
+    return limit;
+  }
+}

@@ -1,0 +1,144 @@
+package dev.ratisoffload.format;
+
+import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.ObjectNotFoundException;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Reads generations back from a store and proves them intact: the manifest's own hash and rules, that
+ * it agrees with the key it was found at, and every chunk's and file's size and hashes.
+ */
+public final class GenerationReader {
+
+  private final ObjectStore store;
+
+  public GenerationReader(ObjectStore store) {
+    this.store = store;
+  }
+
+  /** Every generation under a prefix (see {@link Layout#manifestPrefix}), by cluster, group, index. */
+  public List<StoredGeneration> list(String manifestPrefix) {
+    List<StoredGeneration> generations = new ArrayList<>();
+    for (ObjectInfo object : store.list(manifestPrefix)) {
+      Layout.parseManifestKey(object.key())
+          .ifPresent(id -> generations.add(new StoredGeneration(id, object)));
+    }
+    generations.sort(Comparator.comparing((StoredGeneration g) -> g.id().cluster())
+        .thenComparing(g -> g.id().group())
+        .thenComparingLong(g -> g.id().index())
+        .thenComparingLong(g -> g.id().term()));
+    return generations;
+  }
+
+  /** The newest generation of a group, if any. */
+  public Optional<StoredGeneration> newest(String cluster, String group) {
+    List<StoredGeneration> all = list(Layout.manifestPrefix(cluster, group));
+    return all.isEmpty() ? Optional.empty() : Optional.of(all.get(all.size() - 1));
+  }
+
+  /**
+   * Reads and checks a manifest: its hash and rules, and that its cluster, group, term and index are
+   * the ones its key names.
+   */
+  public Manifest readManifest(GenerationId id) {
+    String key = id.manifestKey();
+    byte[] bytes;
+    try (InputStream in = store.get(key)) {
+      bytes = in.readNBytes(ManifestCodec.MAX_MANIFEST_BYTES + 1);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + key + " from " + store.describe(), e);
+    }
+    Manifest manifest = ManifestCodec.decode(bytes, key);
+    if (!GenerationId.of(manifest).equals(id)) {
+      throw new CorruptManifestException(key, "it describes cluster " + manifest.cluster() + " group "
+          + manifest.group() + " index " + manifest.index() + " term " + manifest.term()
+          + ", not what its key names");
+    }
+    return manifest;
+  }
+
+  /**
+   * Streams one file's bytes into {@code out}, verifying each chunk before writing it and the whole
+   * file's SHA-256 and MD5 at the end.
+   *
+   * @throws IntegrityException naming the chunk or file that is missing or wrong
+   */
+  public void readFile(Manifest manifest, Manifest.FileEntry file, OutputStream out) throws IOException {
+    MessageDigest fileSha = Hashes.sha256();
+    MessageDigest fileMd5 = Hashes.md5();
+    for (Manifest.ChunkRef chunk : file.chunks()) {
+      byte[] bytes = readChunk(manifest, file, chunk);
+      fileSha.update(bytes);
+      fileMd5.update(bytes);
+      out.write(bytes);
+    }
+    String sha = Hashes.hex(fileSha.digest());
+    if (!sha.equals(file.sha256())) {
+      throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has SHA-256 "
+          + sha + ", the manifest says " + file.sha256());
+    }
+    String md5 = Hashes.hex(fileMd5.digest());
+    if (file.md5() != null && !md5.equals(file.md5())) {
+      throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has MD5 "
+          + md5 + ", the manifest says " + file.md5());
+    }
+  }
+
+  /** Reads one chunk and checks its size and SHA-256. */
+  public byte[] readChunk(Manifest manifest, Manifest.FileEntry file, Manifest.ChunkRef chunk) {
+    String key = Layout.chunkKey(manifest.cluster(), manifest.group(), chunk.sha256());
+    byte[] bytes;
+    try (InputStream in = store.get(key)) {
+      bytes = in.readNBytes(chunk.size() + 1);
+    } catch (ObjectNotFoundException e) {
+      throw new IntegrityException("chunk " + key + " of file " + file.path() + " in "
+          + describe(manifest) + " is missing");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + key + " from " + store.describe(), e);
+    }
+    if (bytes.length != chunk.size()) {
+      throw new IntegrityException("chunk " + key + " of file " + file.path() + " in " + describe(manifest)
+          + " has " + (bytes.length > chunk.size() ? "more than " : "") + bytes.length
+          + " bytes, the manifest says " + chunk.size());
+    }
+    String sha = Hashes.sha256Hex(bytes);
+    if (!sha.equals(chunk.sha256())) {
+      throw new IntegrityException("chunk " + key + " of file " + file.path() + " in " + describe(manifest)
+          + " has SHA-256 " + sha + ": its bytes were changed");
+    }
+    return bytes;
+  }
+
+  /** Reads the manifest and every byte it names, verifying all; returns the manifest. */
+  public Manifest verify(GenerationId id) {
+    Manifest manifest = readManifest(id);
+    for (Manifest.FileEntry file : manifest.files()) {
+      try {
+        readFile(manifest, file, OutputStream.nullOutputStream());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return manifest;
+  }
+
+  static String describe(Manifest m) {
+    return "generation " + m.index() + " (term " + m.term() + ") of group " + m.group() + " in cluster "
+        + m.cluster();
+  }
+
+  /** A generation as a listing sees it: its id and its manifest object. */
+  public record StoredGeneration(GenerationId id, ObjectInfo manifestObject) {}
+
+}

@@ -1,0 +1,78 @@
+package dev.ratisoffload.format;
+
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where each object of a Ratis backup lives, relative to the store's root:
+ *
+ * <pre>
+ * ratis/manifests/&lt;cluster&gt;/&lt;group uuid&gt;/&lt;index, 19 digits&gt;-&lt;term, 19 digits&gt;.manifest
+ * ratis/chunks/&lt;cluster&gt;/&lt;group uuid&gt;/&lt;first 2 hex of sha256&gt;/&lt;sha256&gt;
+ * </pre>
+ *
+ * Manifests and chunks live in separate trees so listing generations never pages through chunks; both
+ * are namespaced by cluster and group so clusters and groups sharing a bucket never collide. Zero-padded
+ * numbers make key order the order of indexes.
+ */
+public final class Layout {
+
+  public static final String MANIFESTS = "ratis/manifests/";
+  public static final String CHUNKS = "ratis/chunks/";
+  private static final String SUFFIX = ".manifest";
+  private static final Pattern MANIFEST_KEY = Pattern.compile(
+      "ratis/manifests/([^/]+)/([^/]+)/([0-9]{19})-([0-9]{19})\\.manifest");
+
+  private Layout() {}
+
+  /** Where a generation is identified: cluster, group, snapshot term and index. */
+  public record GenerationId(String cluster, String group, long term, long index) {
+    public GenerationId {
+      ManifestRules.requireClusterId(cluster);
+      ManifestRules.requireGroupUuid(group);
+    }
+
+    public String manifestKey() {
+      return manifestPrefix(cluster, group) + String.format("%019d-%019d", index, term) + SUFFIX;
+    }
+
+    public static GenerationId of(Manifest manifest) {
+      return new GenerationId(manifest.cluster(), manifest.group(), manifest.term(), manifest.index());
+    }
+  }
+
+  /** The prefix under which every manifest of a cluster (or, with a group, of that group) lies. */
+  public static String manifestPrefix(String cluster) {
+    return MANIFESTS + ManifestRules.requireClusterId(cluster) + "/";
+  }
+
+  public static String manifestPrefix(String cluster, String group) {
+    return manifestPrefix(cluster) + ManifestRules.requireGroupUuid(group) + "/";
+  }
+
+  public static String chunkPrefix(String cluster, String group) {
+    return CHUNKS + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
+  }
+
+  public static String chunkKey(String cluster, String group, String sha256) {
+    if (!Hashes.isSha256Hex(sha256)) {
+      throw new IllegalArgumentException("not a SHA-256: " + sha256);
+    }
+    return chunkPrefix(cluster, group) + sha256.substring(0, 2) + "/" + sha256;
+  }
+
+  /** Parses a manifest key; empty for any other key (including malformed names under the tree). */
+  public static Optional<GenerationId> parseManifestKey(String key) {
+    Matcher m = MANIFEST_KEY.matcher(key);
+    if (!m.matches() || !ManifestRules.isValidClusterId(m.group(1))) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(new GenerationId(m.group(1), ManifestRules.requireGroupUuid(m.group(2)),
+          Long.parseLong(m.group(4)), Long.parseLong(m.group(3))));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,191 @@
+package dev.ratisoffload.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * An object store in a local or network directory: one file per key, directories for '/' segments.
+ *
+ * <p>A put writes a temporary file beside the target, forces it to disk, then hard-links it into place;
+ * a link never replaces an existing file, so two writers of one key cannot both win and a reader never
+ * sees a partial object. The directory is forced after the link so the new name survives a crash.
+ * Temporary files start with '.', which no key may, so listings never show them.
+ */
+public final class DirectoryObjectStore implements ObjectStore {
+
+  private final Path root;
+
+  public DirectoryObjectStore(Path root) {
+    this.root = root.toAbsolutePath().normalize();
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  @Override
+  public PutOutcome putIfAbsent(String key, Content content) {
+    Path target = resolve(key);
+    Path temp = target.resolveSibling("." + target.getFileName() + ".tmp-" + UUID.randomUUID());
+    try {
+      Files.createDirectories(target.getParent());
+      try (InputStream in = content.open();
+          FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW,
+              StandardOpenOption.WRITE)) {
+        OutputStream out = Channels.newOutputStream(channel);
+        in.transferTo(out);
+        channel.force(true);
+      }
+      try {
+        Files.createLink(target, temp);
+      } catch (FileAlreadyExistsException exists) {
+        if (content.sameBytesAs(Files.newInputStream(target))) {
+          return PutOutcome.ALREADY_PRESENT;
+        }
+        throw new ObjectConflictException(describe(), key);
+      }
+      forceDirectory(target.getParent());
+      return PutOutcome.CREATED;
+    } catch (IOException e) {
+      throw failure("write", key, e);
+    } finally {
+      deleteQuietly(temp);
+    }
+  }
+
+  @Override
+  public InputStream get(String key) {
+    try {
+      return Files.newInputStream(resolve(key));
+    } catch (NoSuchFileException e) {
+      throw new ObjectNotFoundException(describe(), key);
+    } catch (IOException e) {
+      throw failure("read", key, e);
+    }
+  }
+
+  @Override
+  public InputStream get(String key, long offset, long length) {
+    try {
+      FileChannel channel = FileChannel.open(resolve(key), StandardOpenOption.READ);
+      channel.position(offset);
+      return new BoundedInputStream(Channels.newInputStream(channel), length);
+    } catch (NoSuchFileException e) {
+      throw new ObjectNotFoundException(describe(), key);
+    } catch (IOException e) {
+      throw failure("read", key, e);
+    }
+  }
+
+  @Override
+  public Optional<ObjectInfo> head(String key) {
+    try {
+      BasicFileAttributes attributes =
+          Files.readAttributes(resolve(key), BasicFileAttributes.class);
+      return Optional.of(new ObjectInfo(key, attributes.size(), attributes.lastModifiedTime().toInstant()));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw failure("inspect", key, e);
+    }
+  }
+
+  @Override
+  public List<ObjectInfo> list(String prefix) {
+    ObjectKeys.requireValidPrefix(prefix);
+    // Walk only the deepest directory the prefix names in full.
+    int slash = prefix.lastIndexOf('/');
+    Path start = slash < 0 ? root : root.resolve(prefix.substring(0, slash));
+    if (!Files.isDirectory(start)) {
+      return List.of();
+    }
+    List<ObjectInfo> objects = new ArrayList<>();
+    try (Stream<Path> files = Files.walk(start)) {
+      files.filter(Files::isRegularFile)
+          .filter(path -> !isTemporary(path))
+          .forEach(path -> {
+            String key = root.relativize(path).toString().replace('\\', '/');
+            if (key.startsWith(prefix)) {
+              head(key).ifPresent(objects::add);
+            }
+          });
+    } catch (IOException | UncheckedIOException e) {
+      throw failure("list", prefix, e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
+    }
+    objects.sort(Comparator.comparing(ObjectInfo::key));
+    return objects;
+  }
+
+  @Override
+  public void delete(String key) {
+    try {
+      Files.deleteIfExists(resolve(key));
+    } catch (IOException e) {
+      throw failure("delete", key, e);
+    }
+  }
+
+  @Override
+  public String describe() {
+    return root.toUri().toString();
+  }
+
+  @Override
+  public void close() {}
+
+  private Path resolve(String key) {
+    Path path = root.resolve(ObjectKeys.requireValid(key)).normalize();
+    if (!path.startsWith(root)) {
+      throw new IllegalArgumentException("object key '" + key + "' escapes the store root");
+    }
+    return path;
+  }
+
+  private static boolean isTemporary(Path path) {
+    for (Path part : path) {
+      if (part.toString().startsWith(".")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private StoreException failure(String action, String key, IOException e) {
+    // A missing or unwritable root is what an unmounted network volume looks like: worth retrying.
+    return new StoreUnavailableException(
+        "cannot " + action + " " + key + " in " + describe() + ": " + e, e);
+  }
+
+  private static void forceDirectory(Path directory) {
+    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+      channel.force(true);
+    } catch (IOException ignored) {
+      // Some file systems cannot open a directory for reading; the link itself is already durable
+      // there or cannot be made so.
+    }
+  }
+
+  private static void deleteQuietly(Path path) {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException ignored) {
+      // A leftover temporary file is invisible to listings and harmless.
+    }
+  }
+}

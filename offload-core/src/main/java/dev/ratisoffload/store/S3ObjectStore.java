@@ -1,0 +1,319 @@
+package dev.ratisoffload.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+import software.amazon.awssdk.services.s3.model.ServerSideEncryption;
+
+/**
+ * An object store in an S3 bucket (AWS or any S3-compatible server), through the AWS SDK v2.
+ *
+ * <p>Put-if-absent is a conditional write ({@code If-None-Match: *}); on HTTP 412 the stored object is
+ * read back and compared. Objects above the multipart threshold are uploaded in parts sent in parallel,
+ * completed with the same condition; an upload that fails is aborted so no parts are left behind.
+ */
+public final class S3ObjectStore implements ObjectStore {
+
+  private static final int PRECONDITION_FAILED = 412;
+  private static final int PART_UPLOAD_THREADS = 8;
+
+  private final S3Client s3;
+  private final String bucket;
+  private final String prefix;
+  private final S3Settings settings;
+  private final ExecutorService partUploads;
+
+  public S3ObjectStore(StoreUri uri, S3Settings settings) {
+    if (!"s3".equals(uri.scheme())) {
+      throw new IllegalArgumentException("not an S3 store URI: " + uri);
+    }
+    this.bucket = uri.bucket();
+    this.prefix = uri.prefix().isEmpty() ? "" : uri.prefix() + "/";
+    this.settings = settings;
+    this.s3 = buildClient(settings);
+    this.partUploads = Executors.newFixedThreadPool(PART_UPLOAD_THREADS, daemonThreads("s3-part-upload"));
+  }
+
+  private static S3Client buildClient(S3Settings settings) {
+    S3ClientBuilder builder = S3Client.builder()
+        .httpClientBuilder(Apache5HttpClient.builder().maxConnections(64))
+        .forcePathStyle(settings.pathStyle())
+        .requestChecksumCalculation(settings.checksum() == S3Settings.ChecksumMode.WHEN_REQUIRED
+            ? RequestChecksumCalculation.WHEN_REQUIRED
+            : RequestChecksumCalculation.WHEN_SUPPORTED)
+        .responseChecksumValidation(settings.checksum() == S3Settings.ChecksumMode.WHEN_REQUIRED
+            ? ResponseChecksumValidation.WHEN_REQUIRED
+            : ResponseChecksumValidation.WHEN_SUPPORTED);
+    if (settings.endpoint() != null) {
+      builder.endpointOverride(settings.endpoint());
+    }
+    if (settings.region() != null) {
+      builder.region(Region.of(settings.region()));
+    } else if (settings.endpoint() != null) {
+      // S3-compatible servers ignore the region but the signer needs one.
+      builder.region(Region.US_EAST_1);
+    }
+    if (settings.credentials() != null) {
+      builder.credentialsProvider(settings.credentials());
+    } else if (settings.profile() != null) {
+      builder.credentialsProvider(ProfileCredentialsProvider.create(settings.profile()));
+    } else {
+      builder.credentialsProvider(DefaultCredentialsProvider.builder().build());
+    }
+    return builder.build();
+  }
+
+  @Override
+  public PutOutcome putIfAbsent(String key, Content content) {
+    String fullKey = fullKey(key);
+    try {
+      if (content.size() > settings.multipartThreshold()) {
+        putMultipart(fullKey, content);
+      } else {
+        s3.putObject(encrypted(PutObjectRequest.builder().bucket(bucket).key(fullKey).ifNoneMatch("*")
+                .contentLength(content.size())).build(),
+            RequestBody.fromContentProvider(content::open, content.size(), "application/octet-stream"));
+      }
+      return PutOutcome.CREATED;
+    } catch (S3Exception e) {
+      if (e.statusCode() != PRECONDITION_FAILED) {
+        throw translate("write", key, e);
+      }
+    } catch (SdkException | UncheckedIOException e) {
+      throw translate("write", key, e);
+    }
+    try {
+      if (content.sameBytesAs(get(key))) {
+        return PutOutcome.ALREADY_PRESENT;
+      }
+    } catch (IOException e) {
+      throw new StoreUnavailableException("cannot compare " + key + " in " + describe() + ": " + e, e);
+    }
+    throw new ObjectConflictException(describe(), key);
+  }
+
+  private PutObjectRequest.Builder encrypted(PutObjectRequest.Builder request) {
+    if (settings.encryption() == S3Settings.Encryption.AES256) {
+      request.serverSideEncryption(ServerSideEncryption.AES256);
+    } else if (settings.encryption() == S3Settings.Encryption.AWS_KMS) {
+      request.serverSideEncryption(ServerSideEncryption.AWS_KMS).ssekmsKeyId(settings.kmsKeyId());
+    }
+    return request;
+  }
+
+  private void putMultipart(String fullKey, Content content) {
+    CreateMultipartUploadRequest.Builder create =
+        CreateMultipartUploadRequest.builder().bucket(bucket).key(fullKey);
+    if (settings.encryption() == S3Settings.Encryption.AES256) {
+      create.serverSideEncryption(ServerSideEncryption.AES256);
+    } else if (settings.encryption() == S3Settings.Encryption.AWS_KMS) {
+      create.serverSideEncryption(ServerSideEncryption.AWS_KMS).ssekmsKeyId(settings.kmsKeyId());
+    }
+    String uploadId = s3.createMultipartUpload(create.build()).uploadId();
+    boolean completed = false;
+    try {
+      List<Future<CompletedPart>> parts = new ArrayList<>();
+      long partSize = settings.partSize();
+      int partNumber = 1;
+      for (long offset = 0; offset < content.size(); offset += partSize, partNumber++) {
+        long length = Math.min(partSize, content.size() - offset);
+        int number = partNumber;
+        long start = offset;
+        parts.add(partUploads.submit(() -> {
+          String etag = s3.uploadPart(
+                  b -> b.bucket(bucket).key(fullKey).uploadId(uploadId).partNumber(number)
+                      .contentLength(length),
+                  RequestBody.fromContentProvider(() -> content.open(start, length), length,
+                      "application/octet-stream"))
+              .eTag();
+          return CompletedPart.builder().partNumber(number).eTag(etag).build();
+        }));
+      }
+      List<CompletedPart> done = new ArrayList<>();
+      for (Future<CompletedPart> part : parts) {
+        done.add(awaitPart(part));
+      }
+      s3.completeMultipartUpload(b -> b.bucket(bucket).key(fullKey).uploadId(uploadId).ifNoneMatch("*")
+          .multipartUpload(m -> m.parts(done)));
+      completed = true;
+    } finally {
+      if (!completed) {
+        abortQuietly(fullKey, uploadId);
+      }
+    }
+  }
+
+  private static CompletedPart awaitPart(Future<CompletedPart> part) {
+    try {
+      return part.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw SdkClientException.create("interrupted while uploading parts", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof SdkException sdk) {
+        throw sdk;
+      }
+      throw SdkClientException.create("part upload failed: " + e.getCause(), e.getCause());
+    }
+  }
+
+  private void abortQuietly(String fullKey, String uploadId) {
+    try {
+      s3.abortMultipartUpload(b -> b.bucket(bucket).key(fullKey).uploadId(uploadId));
+    } catch (SdkException ignored) {
+      // The bucket's lifecycle rule for incomplete uploads is the last line of defence.
+    }
+  }
+
+  @Override
+  public InputStream get(String key) {
+    try {
+      return s3.getObject(b -> b.bucket(bucket).key(fullKey(key)));
+    } catch (SdkException e) {
+      throw translate("read", key, e);
+    }
+  }
+
+  @Override
+  public InputStream get(String key, long offset, long length) {
+    if (length <= 0) {
+      return InputStream.nullInputStream();
+    }
+    try {
+      return s3.getObject(b -> b.bucket(bucket).key(fullKey(key))
+          .range("bytes=" + offset + "-" + (offset + length - 1)));
+    } catch (S3Exception e) {
+      if (e.statusCode() == 416) { // the range starts past the end
+        return InputStream.nullInputStream();
+      }
+      throw translate("read", key, e);
+    } catch (SdkException e) {
+      throw translate("read", key, e);
+    }
+  }
+
+  @Override
+  public Optional<ObjectInfo> head(String key) {
+    try {
+      HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key(fullKey(key)));
+      return Optional.of(new ObjectInfo(key, head.contentLength(), head.lastModified()));
+    } catch (NoSuchKeyException e) {
+      return Optional.empty();
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404 && !isMissingBucket(e)) {
+        return Optional.empty();
+      }
+      throw translate("inspect", key, e);
+    } catch (SdkException e) {
+      throw translate("inspect", key, e);
+    }
+  }
+
+  @Override
+  public List<ObjectInfo> list(String keyPrefix) {
+    ObjectKeys.requireValidPrefix(keyPrefix);
+    List<ObjectInfo> objects = new ArrayList<>();
+    try {
+      for (S3Object object : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix + keyPrefix))
+          .contents()) {
+        objects.add(new ObjectInfo(object.key().substring(prefix.length()), object.size(),
+            object.lastModified()));
+      }
+    } catch (SdkException e) {
+      throw translate("list", keyPrefix.isEmpty() ? "(everything)" : keyPrefix + "*", e);
+    }
+    return objects;
+  }
+
+  @Override
+  public void delete(String key) {
+    try {
+      s3.deleteObject(b -> b.bucket(bucket).key(fullKey(key)));
+    } catch (SdkException e) {
+      throw translate("delete", key, e);
+    }
+  }
+
+  @Override
+  public String describe() {
+    return "s3://" + bucket + (prefix.isEmpty() ? "" : "/" + prefix.substring(0, prefix.length() - 1));
+  }
+
+  @Override
+  public void close() {
+    partUploads.shutdownNow();
+    s3.close();
+  }
+
+  private String fullKey(String key) {
+    return prefix + ObjectKeys.requireValid(key);
+  }
+
+  private static boolean isMissingBucket(S3Exception e) {
+    return e instanceof NoSuchBucketException
+        || (e.awsErrorDetails() != null && "NoSuchBucket".equals(e.awsErrorDetails().errorCode()));
+  }
+
+  /** Maps an SDK failure to the store's error kinds, with a message naming the store and key. */
+  private StoreException translate(String action, String key, RuntimeException e) {
+    String what = "cannot " + action + " " + key + " in " + describe();
+    if (e instanceof S3Exception s3e) {
+      int status = s3e.statusCode();
+      String code = s3e.awsErrorDetails() == null ? "" : s3e.awsErrorDetails().errorCode();
+      String detail = what + ": " + code + " (HTTP " + status + ")";
+      if (status == 404 && isMissingBucket(s3e)) {
+        return new StoreAccessException(what + ": the bucket " + bucket
+            + " does not exist; create it or correct the store URI", e);
+      }
+      if (status == 404) {
+        return new ObjectNotFoundException(describe(), key);
+      }
+      if (status == 401 || status == 403) {
+        return new StoreAccessException(detail
+            + ": access denied; check the credentials and the bucket policy", e);
+      }
+      if (status >= 500 || status == 429 || status == 409 || status == 408) {
+        return new StoreUnavailableException(detail, e);
+      }
+      return new StoreAccessException(detail, e);
+    }
+    return new StoreUnavailableException(what + ": " + e.getMessage(), e);
+  }
+
+  private static ThreadFactory daemonThreads(String name) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}
