@@ -1,0 +1,212 @@
+package dev.ratisoffload.plugin;
+
+import dev.ratisoffload.format.ChunkingPolicy;
+import dev.ratisoffload.store.S3Settings;
+import java.io.File;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.util.SizeInBytes;
+
+/**
+ * Every configuration key of the plugin, set in the same {@link RaftProperties} as Ratis's own keys,
+ * in the style of Ratis's {@code RaftServerConfigKeys}: one nested class per area, each key with its
+ * default and a typed getter and setter. Getters throw {@link IllegalArgumentException} naming the key
+ * and the value when the value cannot be parsed; nothing invalid is replaced by a default.
+ */
+public final class OffloadConfigKeys {
+
+  public static final String PREFIX = "offload";
+
+  private OffloadConfigKeys() {}
+
+  /** Where generations are stored. */
+  public static final class Store {
+    /** {@code s3://bucket/prefix} or {@code file:///path}. Required. */
+    public static final String URI_KEY = PREFIX + ".store.uri";
+
+    private Store() {}
+
+    public static String uri(RaftProperties properties) {
+      return ConfigValues.required(properties, URI_KEY);
+    }
+
+    public static void setUri(RaftProperties properties, String uri) {
+      properties.set(URI_KEY, uri);
+    }
+  }
+
+  /** The cluster's identity, which namespaces every key it writes. */
+  public static final class Cluster {
+    /** 1-64 letters, digits, '.', '_' or '-'. Required: two clusters sharing a bucket must differ. */
+    public static final String ID_KEY = PREFIX + ".cluster.id";
+
+    private Cluster() {}
+
+    public static String id(RaftProperties properties) {
+      return ConfigValues.required(properties, ID_KEY);
+    }
+
+    public static void setId(RaftProperties properties, String id) {
+      properties.set(ID_KEY, id);
+    }
+  }
+
+  /** How to reach an S3 store; ignored for a directory store. */
+  public static final class S3 {
+    /** The region; default: the AWS SDK's region chain (us-east-1 with an endpoint override). */
+    public static final String REGION_KEY = PREFIX + ".s3.region";
+    /** An endpoint for S3-compatible servers, e.g. {@code http://127.0.0.1:9000}; default: AWS. */
+    public static final String ENDPOINT_KEY = PREFIX + ".s3.endpoint";
+    /** A profile of the AWS configuration files; default: the SDK's default credential chain. */
+    public static final String PROFILE_KEY = PREFIX + ".s3.profile";
+    /** Path-style addressing ({@code true}/{@code false}); most S3-compatible servers need it. */
+    public static final String PATH_STYLE_KEY = PREFIX + ".s3.path-style";
+    public static final boolean PATH_STYLE_DEFAULT = false;
+    /** Server-side encryption: {@code none} (the bucket's default), {@code AES256} or {@code aws:kms}. */
+    public static final String SSE_KEY = PREFIX + ".s3.sse";
+    public static final String SSE_DEFAULT = "none";
+    /** The KMS key for {@code aws:kms}; default: the account's S3 key. */
+    public static final String SSE_KMS_KEY_ID_KEY = PREFIX + ".s3.sse.kms-key-id";
+    /** {@code when_supported} or {@code when_required}, for stores that reject checksum headers. */
+    public static final String CHECKSUM_KEY = PREFIX + ".s3.checksum";
+    public static final String CHECKSUM_DEFAULT = "when_supported";
+
+    private S3() {}
+
+    public static String region(RaftProperties p) {
+      return ConfigValues.optional(p, REGION_KEY);
+    }
+
+    public static void setRegion(RaftProperties p, String region) {
+      p.set(REGION_KEY, region);
+    }
+
+    public static java.net.URI endpoint(RaftProperties p) {
+      String value = ConfigValues.optional(p, ENDPOINT_KEY);
+      if (value == null) {
+        return null;
+      }
+      try {
+        java.net.URI uri = new java.net.URI(value);
+        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
+          throw new IllegalArgumentException("not an http or https URL");
+        }
+        return uri;
+      } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+        throw ConfigValues.invalid(ENDPOINT_KEY, value, "expected an http:// or https:// URL");
+      }
+    }
+
+    public static void setEndpoint(RaftProperties p, String endpoint) {
+      p.set(ENDPOINT_KEY, endpoint);
+    }
+
+    public static String profile(RaftProperties p) {
+      return ConfigValues.optional(p, PROFILE_KEY);
+    }
+
+    public static void setProfile(RaftProperties p, String profile) {
+      p.set(PROFILE_KEY, profile);
+    }
+
+    public static boolean pathStyle(RaftProperties p) {
+      return ConfigValues.bool(p, PATH_STYLE_KEY, PATH_STYLE_DEFAULT);
+    }
+
+    public static void setPathStyle(RaftProperties p, boolean pathStyle) {
+      p.set(PATH_STYLE_KEY, Boolean.toString(pathStyle));
+    }
+
+    public static S3Settings.Encryption sse(RaftProperties p) {
+      String value = ConfigValues.optional(p, SSE_KEY);
+      try {
+        return S3Settings.Encryption.parse(value == null ? SSE_DEFAULT : value);
+      } catch (IllegalArgumentException e) {
+        throw ConfigValues.invalid(SSE_KEY, value, "expected none, AES256 or aws:kms");
+      }
+    }
+
+    public static void setSse(RaftProperties p, S3Settings.Encryption sse) {
+      p.set(SSE_KEY, sse.word());
+    }
+
+    public static String sseKmsKeyId(RaftProperties p) {
+      return ConfigValues.optional(p, SSE_KMS_KEY_ID_KEY);
+    }
+
+    public static void setSseKmsKeyId(RaftProperties p, String keyId) {
+      p.set(SSE_KMS_KEY_ID_KEY, keyId);
+    }
+
+    public static S3Settings.ChecksumMode checksum(RaftProperties p) {
+      String value = ConfigValues.optional(p, CHECKSUM_KEY);
+      try {
+        return S3Settings.ChecksumMode.parse(value == null ? CHECKSUM_DEFAULT : value);
+      } catch (IllegalArgumentException e) {
+        throw ConfigValues.invalid(CHECKSUM_KEY, value, "expected when_supported or when_required");
+      }
+    }
+
+    public static void setChecksum(RaftProperties p, S3Settings.ChecksumMode mode) {
+      p.set(CHECKSUM_KEY, mode.word());
+    }
+  }
+
+  /** Where snapshot files are pinned (hard-linked) while they are read. */
+  public static final class Spool {
+    /**
+     * A directory on the same volume as the Ratis storage, so pins are hard links, not copies.
+     * Default: {@code offload-spool} inside each group's directory.
+     */
+    public static final String DIR_KEY = PREFIX + ".spool.dir";
+
+    private Spool() {}
+
+    public static File dir(RaftProperties p) {
+      String value = ConfigValues.optional(p, DIR_KEY);
+      if (value != null && !new File(value).isAbsolute()) {
+        throw ConfigValues.invalid(DIR_KEY, value, "expected an absolute path");
+      }
+      return value == null ? null : new File(value);
+    }
+
+    public static void setDir(RaftProperties p, File dir) {
+      p.set(DIR_KEY, dir.getAbsolutePath());
+    }
+  }
+
+  /** How snapshot files are cut into chunks and uploaded. */
+  public static final class Upload {
+    /**
+     * The average chunk size, a power of two between 64 bytes and 16 MiB (e.g. {@code 1MB}); chunks
+     * range from a quarter to four times it. Smaller chunks de-duplicate finer at more requests.
+     */
+    public static final String CHUNK_SIZE_KEY = PREFIX + ".upload.chunk-size";
+    public static final SizeInBytes CHUNK_SIZE_DEFAULT = SizeInBytes.valueOf("1MB");
+    /** Chunks uploaded at once for one publish. */
+    public static final String PARALLELISM_KEY = PREFIX + ".upload.parallelism";
+    public static final int PARALLELISM_DEFAULT = 8;
+
+    private Upload() {}
+
+    public static ChunkingPolicy chunking(RaftProperties p) {
+      long size = ConfigValues.size(p, CHUNK_SIZE_KEY, CHUNK_SIZE_DEFAULT);
+      if (size < 64 || size > 16L * 1024 * 1024 || Long.bitCount(size) != 1) {
+        throw ConfigValues.invalid(CHUNK_SIZE_KEY, p.get(CHUNK_SIZE_KEY),
+            "expected a power of two between 64 and 16MB");
+      }
+      return ChunkingPolicy.ofAverage((int) size);
+    }
+
+    public static void setChunkSize(RaftProperties p, SizeInBytes size) {
+      p.set(CHUNK_SIZE_KEY, size.getInput());
+    }
+
+    public static int parallelism(RaftProperties p) {
+      return ConfigValues.positiveInt(p, PARALLELISM_KEY, PARALLELISM_DEFAULT);
+    }
+
+    public static void setParallelism(RaftProperties p, int parallelism) {
+      p.setInt(PARALLELISM_KEY, parallelism);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package dev.ratisoffload.plugin;
+
+import dev.ratisoffload.format.ChunkingPolicy;
+import dev.ratisoffload.format.ManifestRules;
+import dev.ratisoffload.store.S3Settings;
+import dev.ratisoffload.store.StoreUri;
+import java.io.File;
+import org.apache.ratis.conf.RaftProperties;
+
+/**
+ * The plugin's configuration, read from {@link RaftProperties} and validated as a whole before
+ * anything runs: every problem is an {@link IllegalArgumentException} naming the key and the value.
+ */
+record OffloadSettings(
+    StoreUri storeUri,
+    String clusterId,
+    S3Settings s3,
+    File spoolDir,
+    ChunkingPolicy chunking,
+    int uploadParallelism) {
+
+  static OffloadSettings read(RaftProperties p) {
+    String uriText = OffloadConfigKeys.Store.uri(p);
+    StoreUri uri;
+    try {
+      uri = StoreUri.parse(uriText);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("invalid " + OffloadConfigKeys.Store.URI_KEY + " = '" + uriText
+          + "': " + e.getMessage(), e);
+    }
+    String clusterId = OffloadConfigKeys.Cluster.id(p);
+    if (!ManifestRules.isValidClusterId(clusterId)) {
+      throw ConfigValues.invalid(OffloadConfigKeys.Cluster.ID_KEY, clusterId,
+          "expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+    }
+    S3Settings.Encryption sse = OffloadConfigKeys.S3.sse(p);
+    String kmsKeyId = OffloadConfigKeys.S3.sseKmsKeyId(p);
+    if (kmsKeyId != null && sse != S3Settings.Encryption.AWS_KMS) {
+      throw ConfigValues.invalid(OffloadConfigKeys.S3.SSE_KMS_KEY_ID_KEY, kmsKeyId,
+          "a KMS key needs " + OffloadConfigKeys.S3.SSE_KEY + " = aws:kms, not " + sse.word());
+    }
+    S3Settings s3 = S3Settings.builder()
+        .region(OffloadConfigKeys.S3.region(p))
+        .endpoint(OffloadConfigKeys.S3.endpoint(p))
+        .profile(OffloadConfigKeys.S3.profile(p))
+        .pathStyle(OffloadConfigKeys.S3.pathStyle(p))
+        .encryption(sse, kmsKeyId)
+        .checksum(OffloadConfigKeys.S3.checksum(p))
+        .build();
+    return new OffloadSettings(uri, clusterId, s3, OffloadConfigKeys.Spool.dir(p),
+        OffloadConfigKeys.Upload.chunking(p), OffloadConfigKeys.Upload.parallelism(p));
+  }
+}
