@@ -96,6 +96,11 @@ public final class S3ObjectStore implements ObjectStore {
     String fullKey = fullKey(key);
     try {
       if (content.size() > settings.multipartThreshold()) {
+        // Some S3-compatible servers ignore the condition on completing a multipart upload; checking
+        // first keeps a sequential retry or conflict from overwriting there (AWS S3 honours both).
+        if (head(key).isPresent()) {
+          return compareWithStored(key, content);
+        }
         putMultipart(fullKey, content);
       } else {
         s3.putObject(encrypted(PutObjectRequest.builder().bucket(bucket).key(fullKey).ifNoneMatch("*")
@@ -110,6 +115,10 @@ public final class S3ObjectStore implements ObjectStore {
     } catch (SdkException | UncheckedIOException e) {
       throw translate("write", key, e);
     }
+    return compareWithStored(key, content);
+  }
+
+  private PutOutcome compareWithStored(String key, Content content) {
     try {
       if (content.sameBytesAs(get(key))) {
         return PutOutcome.ALREADY_PRESENT;

@@ -47,7 +47,7 @@ abstract class PublishEndToEndContract {
   static final String CLUSTER_ID = "e2e";
 
   @TempDir
-  Path tmp;
+  static Path tmp;
 
   RatisCluster cluster;
   FaultyStore store;
