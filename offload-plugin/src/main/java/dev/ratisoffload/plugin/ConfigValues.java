@@ -77,4 +77,28 @@ final class ConfigValues {
       throw invalid(key, value, "expected a duration such as 100ms, 30s, 15min or 24h");
     }
   }
+
+  static int nonNegativeInt(RaftProperties p, String key) {
+    String value = optional(p, key);
+    if (value == null) {
+      return 0;
+    }
+    try {
+      int parsed = Integer.parseInt(value);
+      if (parsed >= 0) {
+        return parsed;
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below
+    }
+    throw invalid(key, value, "expected 0 (off) or a positive whole number");
+  }
+
+  static TimeDuration nonNegativeDuration(RaftProperties p, String key, TimeDuration defaultValue) {
+    TimeDuration d = duration(p, key, defaultValue);
+    if (d.isNegative()) {
+      throw invalid(key, p.get(key), "expected 0 or a positive duration");
+    }
+    return d;
+  }
 }

@@ -7,6 +7,7 @@ import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.publish.SnapshotSource;
+import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreException;
 import dev.ratisoffload.store.Stores;
@@ -63,6 +64,7 @@ public final class SnapshotOffload implements AutoCloseable {
   private final ExecutorService uploads;
   private final ExecutorService workers;
   private final OffloadMetrics metrics;
+  private final Clock clock;
   private final PublishScheduler scheduler;
   private final Map<RaftGroupId, GroupState> groups = new ConcurrentHashMap<>();
   /** Readers: manifest writes. Writer: close, so that no manifest is written after close returns. */
@@ -81,6 +83,7 @@ public final class SnapshotOffload implements AutoCloseable {
     this.publisher = new GenerationPublisher(store, settings.chunking(), uploads,
         settings.uploadParallelism() * 2, b.clock);
     this.metrics = new OffloadMetrics(b.registry);
+    this.clock = b.clock;
     this.scheduler = b.scheduled
         ? new PublishScheduler(server::getGroupIds, this::publishNow, new PublishScheduler.GroupListener() {
           @Override
@@ -178,9 +181,12 @@ public final class SnapshotOffload implements AutoCloseable {
       store.putIfAbsent(probe, dev.ratisoffload.store.Content.of(new byte[] {1}));
       store.delete(probe);
       metrics.storeUp(true);
-      LOG.info("offload attached: cluster {}, store {}, every {} (jitter {}), concurrency {}",
+      LOG.info("offload attached: cluster {}, store {}, every {} (jitter {}), concurrency {}, retention: {}",
           settings.clusterId(), store.describe(), settings.interval(), settings.jitter(),
-          settings.concurrency());
+          settings.concurrency(), settings.retention().isEnabled() ? settings.retention() : "keep everything");
+      if (settings.retention().isEnabled()) {
+        store.deletionWarning().ifPresent(LOG::warn);
+      }
     } catch (StoreException e) {
       metrics.storeUp(false);
       String message = "offload cannot write to " + store.describe() + ": " + e.getMessage();
@@ -217,6 +223,9 @@ public final class SnapshotOffload implements AutoCloseable {
     try {
       PublishResult result = publishLocked(groupId, state);
       metrics.record(group, result);
+      if (result instanceof PublishResult.Published && settings.retention().isEnabled()) {
+        collectGarbage(group);
+      }
       if (result instanceof PublishResult.Failed failed && failed.cause() instanceof StoreException) {
         metrics.storeUp(false);
       } else if (result instanceof PublishResult.Published) {
@@ -276,6 +285,21 @@ public final class SnapshotOffload implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       return new PublishResult.Failed("publishing snapshot " + snapshot.getIndex() + " (term "
           + snapshot.getTerm() + ") of group " + group + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Applies the retention policy to a group this peer just published, still holding its lock. */
+  private void collectGarbage(String group) {
+    GarbageCollector.GcReport report =
+        new GarbageCollector(store, clock).collect(settings.clusterId(), group, settings.retention(), true);
+    metrics.recordGc(group, report);
+    if (report.failure() != null) {
+      LOG.warn("garbage collection of group {} stopped after deleting {} manifests and {} chunks: {}",
+          group, report.expiredManifests().size(), report.deletedChunks(), report.failure().getMessage());
+    } else if (!report.expiredManifests().isEmpty() || report.deletedChunks() > 0) {
+      LOG.info("garbage collection of group {}: deleted {} manifests and {} chunks ({} bytes), kept {} generations",
+          group, report.expiredManifests().size(), report.deletedChunks(), report.deletedChunkBytes(),
+          report.kept().size());
     }
   }
 
