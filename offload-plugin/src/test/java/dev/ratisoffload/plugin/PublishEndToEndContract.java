@@ -214,6 +214,29 @@ abstract class PublishEndToEndContract {
     new GenerationReader(store).verify(retry.id());
   }
 
+  @Test
+  void noManifestIsWrittenAfterCloseReturns() throws Exception {
+    RaftGroupId group = cluster.groupIds().get(0);
+    long index = writeAndSnapshot(group, 300, "close-");
+    RaftPeerId leader = cluster.leaderOf(group);
+    FaultyStore held = new FaultyStore(openStore());
+    SnapshotOffload extra = SnapshotOffload.builder(cluster.server(leader).raftServer(),
+        cluster.server(leader).properties()).store(held).registry(new CollectorRegistry()).withoutSchedule().attach();
+    held.holdPuts();
+    CompletableFuture<PublishResult> publishing = CompletableFuture.supplyAsync(() -> extra.publishNow(group));
+    try {
+      assertTrue(held.awaitHeldPut(30), "the upload started");
+      extra.close();
+    } finally {
+      held.release();
+    }
+    PublishResult result = publishing.get(60, TimeUnit.SECONDS);
+    assertTrue(!(result instanceof PublishResult.Published), "published after close: " + result);
+    assertTrue(store.list(Layout.manifestPrefix(CLUSTER_ID, group.getUuid().toString())).stream()
+        .noneMatch(o -> o.key().contains(String.format("%019d", index))), "no manifest for index " + index);
+    held.close();
+  }
+
   byte[] readAll(String key) throws IOException {
     try (InputStream in = store.get(key)) {
       return in.readAllBytes();

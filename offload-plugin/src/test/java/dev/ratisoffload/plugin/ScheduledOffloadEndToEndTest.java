@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.storage.RaftStorage.StartupOption;
@@ -311,6 +312,40 @@ class ScheduledOffloadEndToEndTest {
 
   @Test
   @Order(6)
+  void groupsAddedAtRunTimeArePublishedAndRemovedOnesDropped() throws IOException {
+    RaftGroup added = RaftGroup.valueOf(RaftGroupId.randomId(), cluster.peers());
+    String uuid = added.getGroupId().getUuid().toString();
+    try (KvClient admin = cluster.client(cluster.groupIds().get(0))) {
+      for (RaftPeerId peer : cluster.peerIds()) {
+        admin.raftClient().getGroupManagementApi(peer).add(added);
+      }
+    }
+    for (RaftPeerId peer : cluster.peerIds()) {
+      Await.until(peer + " schedules the new group", WAIT,
+          () -> metric(peer, "ratis_offload_published_total", Map.of("group", uuid)) >= 0);
+    }
+    RaftPeerId leader = Await.value("a leader of the new group", WAIT, () -> cluster.peerIds().stream()
+        .filter(p -> cluster.server(p).isReadyLeader(added.getGroupId())).findFirst());
+    try (KvClient client = new KvClient(added, leader)) {
+      for (int i = 0; i < 50; i++) {
+        client.put("added-" + i, "v" + i);
+      }
+      client.takeSnapshot(leader);
+    }
+    Await.until("a generation of the new group", WAIT, () -> !generations(added.getGroupId()).isEmpty());
+    try (KvClient admin = cluster.client(cluster.groupIds().get(0))) {
+      for (RaftPeerId peer : cluster.peerIds()) {
+        admin.raftClient().getGroupManagementApi(peer).remove(added.getGroupId(), true, false);
+      }
+    }
+    for (RaftPeerId peer : cluster.peerIds()) {
+      Await.until(peer + " drops the removed group's series", WAIT,
+          () -> metric(peer, "ratis_offload_published_total", Map.of("group", uuid)) == -1);
+    }
+  }
+
+  @Test
+  @Order(7)
   void aRestartWithoutNewWritesPublishesNothingNew() throws Exception {
     writing.set(false);
     writer.join(30_000);
@@ -341,7 +376,7 @@ class ScheduledOffloadEndToEndTest {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void noSecretAppearsInLogsOrErrors() {
     String wrongSecret = "wrong-secret-" + System.nanoTime();
     System.setProperty("aws.secretAccessKey", wrongSecret);
