@@ -176,7 +176,8 @@ public final class SnapshotOffload implements AutoCloseable {
 
   /** Proves the store writable under its prefix with a probe object, written and removed. */
   private void preflight() {
-    String probe = "ratis/probes/" + settings.clusterId() + "/" + server.getId() + "-" + System.nanoTime();
+    String peer = server.getId().toString().replaceAll("[^A-Za-z0-9_=-]", "_");
+    String probe = "ratis/probes/" + settings.clusterId() + "/" + peer + "-" + System.nanoTime();
     try {
       store.putIfAbsent(probe, dev.ratisoffload.store.Content.of(new byte[] {1}));
       store.delete(probe);
