@@ -49,7 +49,10 @@ public final class DirectoryObjectStore implements ObjectStore {
           FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW,
               StandardOpenOption.WRITE)) {
         OutputStream out = Channels.newOutputStream(channel);
-        in.transferTo(out);
+        long written = in.transferTo(out);
+        if (written != content.size()) {
+          throw new IOException("the content yielded " + written + " bytes, not " + content.size());
+        }
         channel.force(true);
       }
       try {

@@ -4,7 +4,9 @@ import dev.ratisoffload.format.ChunkingPolicy;
 import dev.ratisoffload.store.S3Settings;
 import java.io.File;
 import org.apache.ratis.conf.RaftProperties;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
 
 /**
  * Every configuration key of the plugin, set in the same {@link RaftProperties} as Ratis's own keys,
@@ -207,6 +209,113 @@ public final class OffloadConfigKeys {
 
     public static void setParallelism(RaftProperties p, int parallelism) {
       p.setInt(PARALLELISM_KEY, parallelism);
+    }
+  }
+
+  /** When and how many groups are published. */
+  public static final class Schedule {
+    /** Time between two publish passes of a group, e.g. {@code 15min}; positive. */
+    public static final String INTERVAL_KEY = PREFIX + ".schedule.interval";
+    public static final TimeDuration INTERVAL_DEFAULT = TimeDuration.valueOf(1, TimeUnit.HOURS);
+    /**
+     * Random spread added to each group's passes so groups and nodes do not hit the store at once;
+     * default a quarter of the configured interval; 0 disables; at most the interval.
+     */
+    public static final String JITTER_KEY = PREFIX + ".schedule.jitter";
+    /** Publishes (and garbage collections) running at once on this server, all groups together. */
+    public static final String CONCURRENCY_KEY = PREFIX + ".schedule.concurrency";
+    public static final int CONCURRENCY_DEFAULT = 2;
+
+    private Schedule() {}
+
+    public static TimeDuration interval(RaftProperties p) {
+      TimeDuration interval = ConfigValues.duration(p, INTERVAL_KEY, INTERVAL_DEFAULT);
+      if (interval.isNegative() || interval.toLong(TimeUnit.MILLISECONDS) <= 0) {
+        throw ConfigValues.invalid(INTERVAL_KEY, p.get(INTERVAL_KEY), "expected a positive duration");
+      }
+      return interval;
+    }
+
+    public static void setInterval(RaftProperties p, TimeDuration interval) {
+      p.set(INTERVAL_KEY, interval.toString());
+    }
+
+    public static TimeDuration jitter(RaftProperties p) {
+      TimeDuration interval = interval(p);
+      TimeDuration jitter = ConfigValues.duration(p, JITTER_KEY,
+          TimeDuration.valueOf(interval.toLong(TimeUnit.MILLISECONDS) / 4, TimeUnit.MILLISECONDS));
+      if (jitter.isNegative()) {
+        throw ConfigValues.invalid(JITTER_KEY, p.get(JITTER_KEY), "expected 0 or a positive duration");
+      }
+      if (jitter.compareTo(interval) > 0) {
+        throw ConfigValues.invalid(JITTER_KEY, p.get(JITTER_KEY),
+            "the jitter may not exceed " + INTERVAL_KEY + " (" + interval + ")");
+      }
+      return jitter;
+    }
+
+    public static void setJitter(RaftProperties p, TimeDuration jitter) {
+      p.set(JITTER_KEY, jitter.toString());
+    }
+
+    public static int concurrency(RaftProperties p) {
+      return ConfigValues.positiveInt(p, CONCURRENCY_KEY, CONCURRENCY_DEFAULT);
+    }
+
+    public static void setConcurrency(RaftProperties p, int concurrency) {
+      p.setInt(CONCURRENCY_KEY, concurrency);
+    }
+  }
+
+  /** The check at {@code attach} that the store is reachable and writable. */
+  public static final class Preflight {
+    /**
+     * {@code true}: {@code attach} fails when the store cannot be written. Default {@code false}: it logs
+     * an error, sets {@code ratis_offload_store_up} to 0 and keeps trying on schedule.
+     */
+    public static final String REQUIRED_KEY = PREFIX + ".preflight.required";
+    public static final boolean REQUIRED_DEFAULT = false;
+
+    private Preflight() {}
+
+    public static boolean required(RaftProperties p) {
+      return ConfigValues.bool(p, REQUIRED_KEY, REQUIRED_DEFAULT);
+    }
+
+    public static void setRequired(RaftProperties p, boolean required) {
+      p.set(REQUIRED_KEY, Boolean.toString(required));
+    }
+  }
+
+  /** Asking Ratis for fresh snapshots, so a backup's age is bounded by the interval. */
+  public static final class Snapshot {
+    /**
+     * Before a publish, the leader asks Ratis for a new snapshot when the applied index is at least this
+     * many entries past the newest snapshot; 0 (the default) leaves snapshots to Ratis's own settings.
+     */
+    public static final String TRIGGER_GAP_KEY = PREFIX + ".snapshot.trigger-gap";
+    public static final long TRIGGER_GAP_DEFAULT = 0;
+
+    private Snapshot() {}
+
+    public static long triggerGap(RaftProperties p) {
+      String value = ConfigValues.optional(p, TRIGGER_GAP_KEY);
+      if (value == null) {
+        return TRIGGER_GAP_DEFAULT;
+      }
+      try {
+        long gap = Long.parseLong(value);
+        if (gap >= 0) {
+          return gap;
+        }
+      } catch (NumberFormatException ignored) {
+        // reported below
+      }
+      throw ConfigValues.invalid(TRIGGER_GAP_KEY, value, "expected 0 (off) or a positive number of entries");
+    }
+
+    public static void setTriggerGap(RaftProperties p, long gap) {
+      p.setLong(TRIGGER_GAP_KEY, gap);
     }
   }
 }

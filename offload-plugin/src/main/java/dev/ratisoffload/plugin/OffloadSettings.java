@@ -5,6 +5,9 @@ import dev.ratisoffload.format.ManifestRules;
 import dev.ratisoffload.store.S3Settings;
 import dev.ratisoffload.store.StoreUri;
 import java.io.File;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.util.TimeDuration;
 import org.apache.ratis.conf.RaftProperties;
 
 /**
@@ -17,7 +20,12 @@ record OffloadSettings(
     S3Settings s3,
     File spoolDir,
     ChunkingPolicy chunking,
-    int uploadParallelism) {
+    int uploadParallelism,
+    Duration interval,
+    Duration jitter,
+    int concurrency,
+    boolean preflightRequired,
+    long snapshotTriggerGap) {
 
   static OffloadSettings read(RaftProperties p) {
     String uriText = OffloadConfigKeys.Store.uri(p);
@@ -48,6 +56,13 @@ record OffloadSettings(
         .checksum(OffloadConfigKeys.S3.checksum(p))
         .build();
     return new OffloadSettings(uri, clusterId, s3, OffloadConfigKeys.Spool.dir(p),
-        OffloadConfigKeys.Upload.chunking(p), OffloadConfigKeys.Upload.parallelism(p));
+        OffloadConfigKeys.Upload.chunking(p), OffloadConfigKeys.Upload.parallelism(p),
+        toDuration(OffloadConfigKeys.Schedule.interval(p)), toDuration(OffloadConfigKeys.Schedule.jitter(p)),
+        OffloadConfigKeys.Schedule.concurrency(p), OffloadConfigKeys.Preflight.required(p),
+        OffloadConfigKeys.Snapshot.triggerGap(p));
+  }
+
+  private static Duration toDuration(TimeDuration d) {
+    return Duration.ofNanos(d.toLong(TimeUnit.NANOSECONDS));
   }
 }

@@ -8,7 +8,9 @@ import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.publish.SnapshotSource;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreException;
 import dev.ratisoffload.store.Stores;
+import io.prometheus.client.CollectorRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -20,7 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -31,8 +35,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Snapshot offload for one Ratis server: publishes the latest snapshot of every group this peer leads
- * as a generation in the configured store.
+ * Snapshot offload for one Ratis server: on a schedule, publishes the latest snapshot of every group
+ * this peer leads as a generation in the configured store, and exports Prometheus metrics.
  *
  * <pre>{@code
  * RaftProperties properties = ...;                 // the server's own properties
@@ -40,14 +44,16 @@ import org.slf4j.LoggerFactory;
  * OffloadConfigKeys.Cluster.setId(properties, "orders-prod");
  * RaftServer server = RaftServer.newBuilder().setProperties(properties)...build();
  * server.start();
- * try (SnapshotOffload offload = SnapshotOffload.attach(server, properties)) {
- *   offload.publishNow();                          // every group this peer leads
- * }
+ * SnapshotOffload offload = SnapshotOffload.attach(server, properties);
+ * ...
+ * offload.close();                                 // before the server closes
  * }</pre>
  */
 public final class SnapshotOffload implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotOffload.class);
+  private static final long CLOSE_WAIT_SECONDS = 30;
+  private static final long SNAPSHOT_REQUEST_TIMEOUT_MS = 60_000;
 
   private final RaftServer server;
   private final OffloadSettings settings;
@@ -55,38 +61,136 @@ public final class SnapshotOffload implements AutoCloseable {
   private final boolean ownsStore;
   private final GenerationPublisher publisher;
   private final ExecutorService uploads;
+  private final ExecutorService workers;
+  private final OffloadMetrics metrics;
+  private final PublishScheduler scheduler;
   private final Map<RaftGroupId, GroupState> groups = new ConcurrentHashMap<>();
+  /** Readers: manifest writes. Writer: close, so that no manifest is written after close returns. */
+  private final ReadWriteLock manifestGate = new ReentrantReadWriteLock();
   private volatile boolean closed;
 
-  private SnapshotOffload(RaftServer server, OffloadSettings settings, ObjectStore store, boolean ownsStore,
-      Clock clock) {
-    this.server = server;
+  private SnapshotOffload(Builder b, OffloadSettings settings) {
+    this.server = b.server;
     this.settings = settings;
-    this.store = store;
-    this.ownsStore = ownsStore;
-    this.uploads = Executors.newFixedThreadPool(settings.uploadParallelism(), daemonThreads());
+    this.ownsStore = b.store == null;
+    this.store = ownsStore ? Stores.open(settings.storeUri(), settings.s3()) : b.store;
+    this.uploads = Executors.newFixedThreadPool(settings.uploadParallelism(),
+        PublishScheduler.daemon("offload-upload"));
+    this.workers = Executors.newFixedThreadPool(settings.concurrency(),
+        PublishScheduler.daemon("offload-publish"));
     this.publisher = new GenerationPublisher(store, settings.chunking(), uploads,
-        settings.uploadParallelism() * 2, clock);
+        settings.uploadParallelism() * 2, b.clock);
+    this.metrics = new OffloadMetrics(b.registry);
+    this.scheduler = b.scheduled
+        ? new PublishScheduler(server::getGroupIds, this::publishNow, new PublishScheduler.GroupListener() {
+          @Override
+          public void added(RaftGroupId group) {
+            metrics.addGroup(group.getUuid().toString());
+          }
+
+          @Override
+          public void removed(RaftGroupId group) {
+            groups.remove(group);
+            metrics.removeGroup(group.getUuid().toString());
+          }
+        }, settings.interval(), settings.jitter(), workers)
+        : null;
   }
 
   /**
-   * Validates the {@code offload.*} keys in {@code properties} and attaches offload to a running
-   * server.
+   * Validates the {@code offload.*} keys in {@code properties}, checks the store, and starts publishing
+   * on schedule, with metrics in Prometheus's default registry.
    *
    * @throws IllegalArgumentException naming the key and value of the first invalid setting
+   * @throws IllegalStateException when {@code offload.preflight.required} is true and the store cannot
+   *     be written
    */
   public static SnapshotOffload attach(RaftServer server, RaftProperties properties) {
-    OffloadSettings settings = OffloadSettings.read(properties);
-    return new SnapshotOffload(server, settings, Stores.open(settings.storeUri(), settings.s3()), true,
-        Clock.systemUTC());
+    return builder(server, properties).attach();
   }
 
-  /**
-   * Like {@link #attach(RaftServer, RaftProperties)} but publishing into a store the caller opened
-   * (and closes); the {@code offload.store.uri} key is still validated. For embedding and tests.
-   */
-  public static SnapshotOffload attach(RaftServer server, RaftProperties properties, ObjectStore store) {
-    return new SnapshotOffload(server, OffloadSettings.read(properties), store, false, Clock.systemUTC());
+  /** Like {@link #attach(RaftServer, RaftProperties)}, with metrics in the given registry. */
+  public static SnapshotOffload attach(RaftServer server, RaftProperties properties,
+      CollectorRegistry registry) {
+    return builder(server, properties).registry(registry).attach();
+  }
+
+  /** For hosts that need more control: a store they opened, no schedule, a clock. */
+  public static Builder builder(RaftServer server, RaftProperties properties) {
+    return new Builder(server, properties);
+  }
+
+  /** Options of {@link #attach}; the configuration keys remain the source of every setting. */
+  public static final class Builder {
+    private final RaftServer server;
+    private final RaftProperties properties;
+    private CollectorRegistry registry = CollectorRegistry.defaultRegistry;
+    private ObjectStore store;
+    private boolean scheduled = true;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder(RaftServer server, RaftProperties properties) {
+      this.server = server;
+      this.properties = properties;
+    }
+
+    public Builder registry(CollectorRegistry value) {
+      registry = value;
+      return this;
+    }
+
+    /** Publish into this store (which the caller closes) instead of opening {@code offload.store.uri}. */
+    public Builder store(ObjectStore value) {
+      store = value;
+      return this;
+    }
+
+    /** Without a schedule, only {@link SnapshotOffload#publishNow} publishes. */
+    public Builder withoutSchedule() {
+      scheduled = false;
+      return this;
+    }
+
+    public Builder clock(Clock value) {
+      clock = value;
+      return this;
+    }
+
+    public SnapshotOffload attach() {
+      SnapshotOffload offload = new SnapshotOffload(this, OffloadSettings.read(properties));
+      try {
+        offload.preflight();
+      } catch (RuntimeException e) {
+        offload.close();
+        throw e;
+      }
+      if (offload.scheduler != null) {
+        offload.scheduler.start();
+      }
+      return offload;
+    }
+  }
+
+  /** Proves the store writable under its prefix with a probe object, written and removed. */
+  private void preflight() {
+    String probe = "ratis/probes/" + settings.clusterId() + "/" + server.getId() + "-" + System.nanoTime();
+    try {
+      store.putIfAbsent(probe, dev.ratisoffload.store.Content.of(new byte[] {1}));
+      store.delete(probe);
+      metrics.storeUp(true);
+      LOG.info("offload attached: cluster {}, store {}, every {} (jitter {}), concurrency {}",
+          settings.clusterId(), store.describe(), settings.interval(), settings.jitter(),
+          settings.concurrency());
+    } catch (StoreException e) {
+      metrics.storeUp(false);
+      String message = "offload cannot write to " + store.describe() + ": " + e.getMessage();
+      if (settings.preflightRequired()) {
+        throw new IllegalStateException(message + "; refusing to start because "
+            + OffloadConfigKeys.Preflight.REQUIRED_KEY + " is true", e);
+      }
+      LOG.error("{}; publishing will retry on schedule (set {} = true to refuse to start instead)",
+          message, OffloadConfigKeys.Preflight.REQUIRED_KEY);
+    }
   }
 
   /** Publishes the latest snapshot of every group this server hosts; each result says what happened. */
@@ -104,11 +208,20 @@ public final class SnapshotOffload implements AutoCloseable {
       return new PublishResult.Skipped(SkipReason.CLOSED, "offload is closed");
     }
     GroupState state = groups.computeIfAbsent(groupId, id -> new GroupState());
+    String group = groupId.getUuid().toString();
     if (!state.lock.tryLock()) {
-      return new PublishResult.Skipped(SkipReason.IN_FLIGHT, "a publish of this group is running");
+      PublishResult busy = new PublishResult.Skipped(SkipReason.IN_FLIGHT, "a publish of this group is running");
+      metrics.record(group, busy);
+      return busy;
     }
     try {
       PublishResult result = publishLocked(groupId, state);
+      metrics.record(group, result);
+      if (result instanceof PublishResult.Failed failed && failed.cause() instanceof StoreException) {
+        metrics.storeUp(false);
+      } else if (result instanceof PublishResult.Published) {
+        metrics.storeUp(true);
+      }
       log(groupId, result);
       return result;
     } finally {
@@ -131,7 +244,7 @@ public final class SnapshotOffload implements AutoCloseable {
       return new PublishResult.Skipped(SkipReason.LEADER_NOT_READY, "leader has not committed in its term");
     }
     long term = info.getCurrentTerm();
-    SnapshotInfo snapshot = division.getStateMachine().getLatestSnapshot();
+    SnapshotInfo snapshot = freshSnapshot(groupId, division);
     if (snapshot == null || snapshot.getFiles() == null || snapshot.getFiles().isEmpty()) {
       return new PublishResult.Skipped(SkipReason.NO_SNAPSHOT, "the state machine has no snapshot");
     }
@@ -152,14 +265,7 @@ public final class SnapshotOffload implements AutoCloseable {
         SnapshotSource source = new SnapshotSource(settings.clusterId(), group, snapshot.getTerm(),
             snapshot.getIndex(), peersOf(division), new Manifest.Publisher(server.getId().toString(), term),
             pin.files());
-        Fence fence = () -> {
-          if (closed) {
-            return SkipReason.CLOSED;
-          }
-          DivisionInfo now = division.getInfo();
-          return now.isLeader() && now.getCurrentTerm() == term ? null : SkipReason.LEADERSHIP_LOST;
-        };
-        PublishResult result = publisher.publish(source, fence);
+        PublishResult result = publisher.publish(source, new LeaderFence(division, term));
         if (result instanceof PublishResult.Published) {
           state.published(snapshot.getIndex());
         }
@@ -168,7 +274,60 @@ public final class SnapshotOffload implements AutoCloseable {
     } catch (SnapshotPin.SnapshotGoneException e) {
       return new PublishResult.Skipped(SkipReason.SNAPSHOT_REPLACED, e.getMessage());
     } catch (IOException | RuntimeException e) {
-      return new PublishResult.Failed(describe(groupId, snapshot) + " failed: " + e.getMessage(), e);
+      return new PublishResult.Failed("publishing snapshot " + snapshot.getIndex() + " (term "
+          + snapshot.getTerm() + ") of group " + group + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The latest snapshot, after asking Ratis for a new one when {@code offload.snapshot.trigger-gap}
+   * entries or more were applied since it.
+   */
+  private SnapshotInfo freshSnapshot(RaftGroupId groupId, RaftServer.Division division) {
+    SnapshotInfo latest = division.getStateMachine().getLatestSnapshot();
+    long gap = settings.snapshotTriggerGap();
+    long snapshotIndex = latest == null ? -1 : latest.getIndex();
+    if (gap > 0 && division.getInfo().getLastAppliedIndex() - snapshotIndex >= gap) {
+      try {
+        server.snapshotManagement(org.apache.ratis.protocol.SnapshotManagementRequest.newCreate(
+            org.apache.ratis.protocol.ClientId.randomId(), server.getId(), groupId, 0,
+            SNAPSHOT_REQUEST_TIMEOUT_MS, gap));
+        return division.getStateMachine().getLatestSnapshot();
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("group {}: could not ask Ratis for a new snapshot ({}); publishing the latest one",
+            groupId.getUuid(), e.toString());
+      }
+    }
+    return latest;
+  }
+
+  /** Stops a publish whose peer is no longer leader in its term, or when offload closes. */
+  private final class LeaderFence implements Fence {
+    private final RaftServer.Division division;
+    private final long term;
+
+    LeaderFence(RaftServer.Division division, long term) {
+      this.division = division;
+      this.term = term;
+    }
+
+    @Override
+    public SkipReason check() {
+      if (closed) {
+        return SkipReason.CLOSED;
+      }
+      DivisionInfo now = division.getInfo();
+      return now.isLeader() && now.getCurrentTerm() == term ? null : SkipReason.LEADERSHIP_LOST;
+    }
+
+    @Override
+    public <T> T exclusive(Supplier<T> checkAndWrite) {
+      manifestGate.readLock().lock();
+      try {
+        return checkAndWrite.get();
+      } finally {
+        manifestGate.readLock().unlock();
+      }
     }
   }
 
@@ -180,50 +339,45 @@ public final class SnapshotOffload implements AutoCloseable {
     return peers;
   }
 
-  private static String describe(RaftGroupId groupId, SnapshotInfo snapshot) {
-    return "publishing snapshot " + snapshot.getIndex() + " (term " + snapshot.getTerm() + ") of group "
-        + groupId.getUuid();
-  }
-
   private void log(RaftGroupId groupId, PublishResult result) {
     if (result instanceof PublishResult.Published p) {
       LOG.info("published group {} index {} term {} as {}: uploaded {} of {} bytes in {} ms",
           groupId.getUuid(), p.id().index(), p.id().term(), p.manifestKey(), p.uploadedBytes(),
           p.totalBytes(), p.duration().toMillis());
     } else if (result instanceof PublishResult.Failed f) {
-      LOG.warn("{}; no generation was written, the next attempt retries", f.message());
+      LOG.warn("{}; no generation was written, the next pass retries", f.message());
     } else if (result instanceof PublishResult.Skipped s) {
       LOG.debug("skipped group {}: {} ({})", groupId.getUuid(), s.reason().label(), s.detail());
     }
   }
 
-  /** Stops publishing; no manifest is written after this returns. */
+  /**
+   * Stops publishing: no new pass starts, a publish in flight stops at its next chunk or before its
+   * manifest, and no manifest is written after this returns. Waits at most 30 s for passes to end.
+   */
   @Override
   public void close() {
     closed = true;
-    // Each group's lock is held for the whole publish: taking it waits for one in flight, whose fence
-    // now fails before its manifest.
-    for (GroupState state : groups.values()) {
-      state.lock.lock();
-      state.lock.unlock();
+    if (scheduler != null) {
+      scheduler.close();
     }
-    uploads.shutdownNow();
+    // Wait for a manifest being written; every later fence check sees `closed`.
+    manifestGate.writeLock().lock();
+    manifestGate.writeLock().unlock();
+    workers.shutdown();
     try {
-      uploads.awaitTermination(10, TimeUnit.SECONDS);
+      if (!workers.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+        LOG.warn("a publish did not stop within {} s; abandoning it (it can write no manifest)",
+            CLOSE_WAIT_SECONDS);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    workers.shutdownNow();
+    uploads.shutdownNow();
+    metrics.unregister();
     if (ownsStore) {
       store.close();
     }
-  }
-
-  private static java.util.concurrent.ThreadFactory daemonThreads() {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, "offload-upload-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

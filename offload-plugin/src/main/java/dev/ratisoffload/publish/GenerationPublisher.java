@@ -81,14 +81,16 @@ public final class GenerationPublisher {
         Instant.now(clock).truncatedTo(ChronoUnit.MILLIS), ToolVersion.get(), files);
     byte[] encoded = ManifestCodec.encode(manifest);
     // The last check before the generation becomes visible: a deposed leader must not publish.
-    SkipReason stop = fence.check();
-    if (stop != null) {
-      return new PublishResult.Skipped(stop, "checked before writing the manifest");
-    }
-    store.putIfAbsent(id.manifestKey(), Content.of(encoded));
-    return new PublishResult.Published(id, id.manifestKey(), upload.uploadedBytes.get(),
-        manifest.totalBytes(), upload.uploadedChunks.get(), upload.totalChunks.get(),
-        Duration.ofNanos(System.nanoTime() - started));
+    return fence.exclusive(() -> {
+      SkipReason stop = fence.check();
+      if (stop != null) {
+        return new PublishResult.Skipped(stop, "checked before writing the manifest");
+      }
+      store.putIfAbsent(id.manifestKey(), Content.of(encoded));
+      return new PublishResult.Published(id, id.manifestKey(), upload.uploadedBytes.get(),
+          manifest.totalBytes(), upload.uploadedChunks.get(), upload.totalChunks.get(),
+          Duration.ofNanos(System.nanoTime() - started));
+    });
   }
 
   /** The state of one publish: chunks in flight, counters, and whether the fence stopped it. */

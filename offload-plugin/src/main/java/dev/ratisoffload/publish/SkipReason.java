@@ -14,8 +14,6 @@ public enum SkipReason {
   UNCHANGED,
   /** A publish of this group is already running. */
   IN_FLIGHT,
-  /** The store could not be reached before anything was uploaded. */
-  STORE_UNAVAILABLE,
   /** Leadership moved (or the term changed) during the upload, so no manifest was written. */
   LEADERSHIP_LOST,
   /** Ratis replaced the snapshot before its files could be pinned; the next pass takes the new one. */

@@ -1,0 +1,109 @@
+package dev.ratisoffload.plugin;
+
+import dev.ratisoffload.publish.PublishResult;
+import dev.ratisoffload.publish.SkipReason;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.Counter;
+import io.prometheus.client.Gauge;
+import io.prometheus.client.Histogram;
+
+/**
+ * The plugin's Prometheus metrics (prefix {@code ratis_offload_}). Every series of a group is created at
+ * zero when the group is scheduled, so "never published" is visible and alertable. Labels carry only
+ * the group UUID and closed sets of words, never error text.
+ */
+final class OffloadMetrics {
+
+  private final CollectorRegistry registry;
+  private final Counter published;
+  private final Counter skipped;
+  private final Counter failed;
+  private final Gauge lastPublishedIndex;
+  private final Gauge lastSuccess;
+  private final Gauge storeUp;
+  private final Histogram duration;
+  private final Histogram payload;
+  private final Counter uploadedBytes;
+
+  OffloadMetrics(CollectorRegistry registry) {
+    this.registry = registry;
+    published = Counter.build("ratis_offload_published_total", "Generations published.")
+        .labelNames("group").register(registry);
+    skipped = Counter.build("ratis_offload_skipped_total",
+            "Publish attempts that did nothing, by reason (a closed set).")
+        .labelNames("group", "reason").register(registry);
+    failed = Counter.build("ratis_offload_failed_total", "Publish attempts that failed.")
+        .labelNames("group").register(registry);
+    lastPublishedIndex = Gauge.build("ratis_offload_last_published_index",
+            "Log index of the newest generation this peer published.")
+        .labelNames("group").register(registry);
+    lastSuccess = Gauge.build("ratis_offload_last_success_timestamp_seconds",
+            "Unix time of this peer's newest successful publish; 0 if none since start.")
+        .labelNames("group").register(registry);
+    storeUp = Gauge.build("ratis_offload_store_up",
+        "1 if the last operation on the store succeeded, 0 if it could not be reached.").register(registry);
+    duration = Histogram.build("ratis_offload_publish_duration_seconds", "Duration of successful publishes.")
+        .labelNames("group").buckets(0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600).register(registry);
+    payload = Histogram.build("ratis_offload_payload_bytes", "Snapshot bytes of each published generation.")
+        .labelNames("group").exponentialBuckets(1024, 8, 10).register(registry);
+    uploadedBytes = Counter.build("ratis_offload_uploaded_bytes_total",
+            "Bytes uploaded, after de-duplication against stored chunks.")
+        .labelNames("group").register(registry);
+  }
+
+  /** Creates every series of the group at zero. */
+  void addGroup(String group) {
+    published.labels(group);
+    failed.labels(group);
+    for (SkipReason reason : SkipReason.values()) {
+      skipped.labels(group, reason.label());
+    }
+    lastPublishedIndex.labels(group);
+    lastSuccess.labels(group);
+    duration.labels(group);
+    payload.labels(group);
+    uploadedBytes.labels(group);
+  }
+
+  /** Drops the series of a group this server no longer hosts. */
+  void removeGroup(String group) {
+    published.remove(group);
+    failed.remove(group);
+    for (SkipReason reason : SkipReason.values()) {
+      skipped.remove(group, reason.label());
+    }
+    lastPublishedIndex.remove(group);
+    lastSuccess.remove(group);
+    duration.remove(group);
+    payload.remove(group);
+    uploadedBytes.remove(group);
+  }
+
+  void record(String group, PublishResult result) {
+    if (result instanceof PublishResult.Published p) {
+      published.labels(group).inc();
+      lastPublishedIndex.labels(group).set(p.id().index());
+      lastSuccess.labels(group).setToCurrentTime();
+      duration.labels(group).observe(p.duration().toNanos() / 1e9);
+      payload.labels(group).observe(p.totalBytes());
+      uploadedBytes.labels(group).inc(p.uploadedBytes());
+    } else if (result instanceof PublishResult.Skipped s) {
+      skipped.labels(group, s.reason().label()).inc();
+    } else {
+      failed.labels(group).inc();
+    }
+  }
+
+  void storeUp(boolean up) {
+    storeUp.set(up ? 1 : 0);
+  }
+
+  /** Unregisters everything, so a closed plugin leaves the host's registry as it found it. */
+  void unregister() {
+    for (io.prometheus.client.Collector c : new io.prometheus.client.Collector[] {
+        published, skipped, failed, lastPublishedIndex, lastSuccess, storeUp, duration, payload,
+        uploadedBytes}) {
+      registry.unregister(c);
+    }
+  }
+}

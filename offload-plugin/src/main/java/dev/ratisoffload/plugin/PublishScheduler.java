@@ -1,0 +1,138 @@
+package dev.ratisoffload.plugin;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each group's publish pass on its own timer: the first within the jitter after the group is
+ * found, then every interval, each delay spread by a fresh random jitter so groups and nodes do not
+ * stampede the store. Passes run on a pool of {@code concurrency} workers shared by all groups; a
+ * group's next pass is scheduled only when its previous one ended, so a group never publishes twice at
+ * once. Groups added to or removed from the server are picked up by a periodic discovery.
+ */
+final class PublishScheduler implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PublishScheduler.class);
+  private static final Duration MAX_DISCOVERY_PERIOD = Duration.ofSeconds(2);
+
+  private final Supplier<Iterable<RaftGroupId>> hostedGroups;
+  private final Consumer<RaftGroupId> pass;
+  private final GroupListener listener;
+  private final Duration interval;
+  private final Duration jitter;
+  private final ScheduledExecutorService timer;
+  private final ExecutorService workers;
+  private final Map<RaftGroupId, ScheduledFuture<?>> scheduled = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  /** Told when a group starts or stops being scheduled. */
+  interface GroupListener {
+    void added(RaftGroupId group);
+
+    void removed(RaftGroupId group);
+  }
+
+  PublishScheduler(Supplier<Iterable<RaftGroupId>> hostedGroups, Consumer<RaftGroupId> pass,
+      GroupListener listener, Duration interval, Duration jitter, ExecutorService workers) {
+    this.hostedGroups = hostedGroups;
+    this.pass = pass;
+    this.listener = listener;
+    this.interval = interval;
+    this.jitter = jitter;
+    this.workers = workers;
+    this.timer = Executors.newSingleThreadScheduledExecutor(daemon("offload-scheduler"));
+  }
+
+  void start() {
+    long period = Math.max(1, Math.min(interval.toMillis(), MAX_DISCOVERY_PERIOD.toMillis()));
+    timer.scheduleWithFixedDelay(this::discover, 0, period, TimeUnit.MILLISECONDS);
+  }
+
+  private void discover() {
+    try {
+      Set<RaftGroupId> hosted = new HashSet<>();
+      hostedGroups.get().forEach(hosted::add);
+      for (RaftGroupId group : hosted) {
+        if (!scheduled.containsKey(group)) {
+          listener.added(group);
+          schedule(group, randomJitter());
+        }
+      }
+      for (RaftGroupId group : Set.copyOf(scheduled.keySet())) {
+        if (!hosted.contains(group)) {
+          ScheduledFuture<?> next = scheduled.remove(group);
+          if (next != null) {
+            next.cancel(false);
+          }
+          listener.removed(group);
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("cannot list the server's groups; retrying: {}", e.toString());
+    }
+  }
+
+  private void schedule(RaftGroupId group, long delayMillis) {
+    if (closed) {
+      return;
+    }
+    scheduled.put(group, timer.schedule(() -> submit(group), delayMillis, TimeUnit.MILLISECONDS));
+  }
+
+  private void submit(RaftGroupId group) {
+    if (closed || !scheduled.containsKey(group)) {
+      return;
+    }
+    try {
+      workers.execute(() -> {
+        try {
+          pass.accept(group);
+        } catch (RuntimeException e) {
+          LOG.warn("publish pass of group {} failed unexpectedly: {}", group.getUuid(), e.toString(), e);
+        } finally {
+          if (scheduled.containsKey(group)) {
+            schedule(group, interval.toMillis() - jitter.toMillis() / 2 + randomJitter());
+          }
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closing
+    }
+  }
+
+  private long randomJitter() {
+    return jitter.isZero() ? 0 : ThreadLocalRandom.current().nextLong(jitter.toMillis() + 1);
+  }
+
+  /** Stops scheduling; passes already running are left to their owner to stop. */
+  @Override
+  public void close() {
+    closed = true;
+    timer.shutdownNow();
+    scheduled.values().forEach(f -> f.cancel(false));
+  }
+
+  static java.util.concurrent.ThreadFactory daemon(String name) {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

@@ -1,0 +1,112 @@
+package dev.ratisoffload.plugin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.store.S3Settings;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.apache.ratis.conf.RaftProperties;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+class OffloadSettingsTest {
+
+  private static RaftProperties valid() {
+    RaftProperties p = new RaftProperties();
+    p.set("offload.store.uri", "s3://backups/ratis");
+    p.set("offload.cluster.id", "orders-prod");
+    return p;
+  }
+
+  /** Each row: a key, a value, and words the error message must contain besides the key and value. */
+  static Stream<Arguments> invalidSettings() {
+    return Stream.of(
+        Arguments.of("offload.cluster.id", "", "missing offload.cluster.id"),
+        Arguments.of("offload.cluster.id", "bad id", "letters, digits"),
+        Arguments.of("offload.cluster.id", "../x", "letters, digits"),
+        Arguments.of("offload.store.uri", "", "missing offload.store.uri"),
+        Arguments.of("offload.store.uri", "ftp://x/y", "scheme"),
+        Arguments.of("offload.store.uri", "s3://", "bucket"),
+        Arguments.of("offload.store.uri", "s3://Bad_Bucket/x", "bucket"),
+        Arguments.of("offload.store.uri", "file:relative/dir", "file:///"),
+        Arguments.of("offload.store.uri", "s3://bucket/a//b", "segment"),
+        Arguments.of("offload.s3.endpoint", "not a url", "http"),
+        Arguments.of("offload.s3.endpoint", "ftp://127.0.0.1:9000", "http"),
+        Arguments.of("offload.s3.path-style", "yes", "true or false"),
+        Arguments.of("offload.s3.sse", "aes", "none, AES256 or aws:kms"),
+        Arguments.of("offload.s3.checksum", "always", "when_supported or when_required"),
+        Arguments.of("offload.s3.sse.kms-key-id", "arn:aws:kms:key/1", "aws:kms"),
+        Arguments.of("offload.schedule.interval", "0s", "positive"),
+        Arguments.of("offload.schedule.interval", "-5min", "positive"),
+        Arguments.of("offload.schedule.interval", "soon", "duration"),
+        Arguments.of("offload.schedule.jitter", "-1s", "0 or a positive"),
+        Arguments.of("offload.schedule.jitter", "2h", "may not exceed"),
+        Arguments.of("offload.schedule.concurrency", "0", "positive whole number"),
+        Arguments.of("offload.schedule.concurrency", "-2", "positive whole number"),
+        Arguments.of("offload.schedule.concurrency", "many", "positive whole number"),
+        Arguments.of("offload.upload.parallelism", "0", "positive whole number"),
+        Arguments.of("offload.upload.chunk-size", "1000", "power of two"),
+        Arguments.of("offload.upload.chunk-size", "64MB", "power of two"),
+        Arguments.of("offload.upload.chunk-size", "big", "size"),
+        Arguments.of("offload.spool.dir", "relative/spool", "absolute"),
+        Arguments.of("offload.preflight.required", "maybe", "true or false"),
+        Arguments.of("offload.snapshot.trigger-gap", "-1", "0 (off)"),
+        Arguments.of("offload.snapshot.trigger-gap", "lots", "0 (off)"));
+  }
+
+  @ParameterizedTest(name = "{0} = ''{1}''")
+  @MethodSource("invalidSettings")
+  void invalidValueFailsNamingKeyAndValue(String key, String value, String expected) {
+    RaftProperties p = valid();
+    p.set(key, value);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OffloadSettings.read(p));
+    assertTrue(e.getMessage().contains(key), e.getMessage());
+    assertTrue(e.getMessage().contains(value), e.getMessage());
+    assertTrue(e.getMessage().contains(expected), e.getMessage());
+  }
+
+  @Test
+  void defaults() {
+    OffloadSettings s = OffloadSettings.read(valid());
+    assertEquals("backups", s.storeUri().bucket());
+    assertEquals("ratis", s.storeUri().prefix());
+    assertEquals(Duration.ofHours(1), s.interval());
+    assertEquals(Duration.ofMinutes(15), s.jitter());
+    assertEquals(2, s.concurrency());
+    assertEquals(S3Settings.Encryption.NONE, s.s3().encryption());
+    assertEquals(S3Settings.ChecksumMode.WHEN_SUPPORTED, s.s3().checksum());
+  }
+
+  @Test
+  void jitterDefaultsToAQuarterOfTheConfiguredInterval() {
+    RaftProperties p = valid();
+    p.set("offload.schedule.interval", "10min");
+    assertEquals(Duration.ofSeconds(150), OffloadSettings.read(p).jitter());
+    p.set("offload.schedule.jitter", "0s");
+    assertEquals(Duration.ZERO, OffloadSettings.read(p).jitter());
+  }
+
+  @Test
+  void everyS3KeyIsRead() {
+    RaftProperties p = valid();
+    p.set("offload.s3.region", "eu-west-1");
+    p.set("offload.s3.endpoint", "http://127.0.0.1:9000");
+    p.set("offload.s3.profile", "backup");
+    p.set("offload.s3.path-style", "true");
+    p.set("offload.s3.sse", "aws:kms");
+    p.set("offload.s3.sse.kms-key-id", "key-1");
+    p.set("offload.s3.checksum", "when_required");
+    S3Settings s3 = OffloadSettings.read(p).s3();
+    assertEquals("eu-west-1", s3.region());
+    assertEquals("http://127.0.0.1:9000", s3.endpoint().toString());
+    assertEquals("backup", s3.profile());
+    assertTrue(s3.pathStyle());
+    assertEquals(S3Settings.Encryption.AWS_KMS, s3.encryption());
+    assertEquals("key-1", s3.kmsKeyId());
+    assertEquals(S3Settings.ChecksumMode.WHEN_REQUIRED, s3.checksum());
+  }
+}
