@@ -30,8 +30,8 @@ final class Formats {
   }
 
   /**
-   * A duration in the units Ratis writes ({@code ms}, {@code s}, {@code min}, {@code h}), the two
-   * largest that apply: {@code 26h5min}, {@code 3min12s}, {@code 450ms}.
+   * A duration in the units Ratis writes ({@code ms}, {@code s}, {@code min}, {@code h}, {@code d}),
+   * the two largest that apply: {@code 26h5min}, {@code 3min12s}, {@code 450ms}, {@code 9d4h}.
    */
   static String duration(Duration duration) {
     long millis = Math.max(0, duration.toMillis());
@@ -42,6 +42,9 @@ final class Formats {
     long hours = seconds / 3600;
     long minutes = seconds % 3600 / 60;
     long secs = seconds % 60;
+    if (hours >= 48) {
+      return hours / 24 + "d" + (hours % 24 > 0 ? hours % 24 + "h" : "");
+    }
     if (hours > 0) {
       return hours + "h" + (minutes > 0 ? minutes + "min" : "");
     }
