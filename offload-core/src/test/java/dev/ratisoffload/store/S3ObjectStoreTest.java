@@ -1,0 +1,107 @@
+package dev.ratisoffload.store;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.testkit.EmbeddedS3;
+import java.io.IOException;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+
+/** The store contract against a real S3 API server (S3Proxy), through the AWS SDK. */
+class S3ObjectStoreTest extends ObjectStoreContract {
+
+  private static EmbeddedS3 s3;
+  private static S3ObjectStore store;
+
+  @BeforeAll
+  static void startS3() throws IOException {
+    s3 = EmbeddedS3.start();
+    s3.createBucket("contract");
+    store = new S3ObjectStore(StoreUri.parse("s3://contract/some/prefix"), settings(s3, s3.secretKey())
+        .multipart(6L * 1024 * 1024, S3Settings.MIN_PART_SIZE).build());
+  }
+
+  static S3Settings.Builder settings(EmbeddedS3 s3, String secret) {
+    return S3Settings.builder().endpoint(s3.endpoint()).pathStyle(true).region(s3.region())
+        .credentials(StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.accessKey(), secret)));
+  }
+
+  @AfterAll
+  static void stopS3() throws IOException {
+    store.close();
+    s3.close();
+  }
+
+  @Override
+  ObjectStore store() {
+    return store;
+  }
+
+  @Test
+  void keysLiveUnderThePrefix() throws IOException {
+    store.putIfAbsent(key("p"), Content.of(bytes("v")));
+    try (S3ObjectStore root = new S3ObjectStore(StoreUri.parse("s3://contract"), settings(s3, s3.secretKey()).build())) {
+      assertArrayEquals(bytes("v"), read(root.get("some/prefix/" + key("p"))));
+    }
+    assertEquals("s3://contract/some/prefix", store.describe());
+  }
+
+  @Test
+  void multipartUploadsAreConditionalToo() throws IOException {
+    byte[] big = new byte[13 * 1024 * 1024];
+    new Random(3).nextBytes(big);
+    assertEquals(ObjectStore.PutOutcome.CREATED, store.putIfAbsent(key("mp"), Content.of(big)));
+    byte[] other = big.clone();
+    other[0]++;
+    assertThrows(ObjectConflictException.class, () -> store.putIfAbsent(key("mp"), Content.of(other)));
+    assertArrayEquals(big, read(store.get(key("mp"))));
+  }
+
+  @Test
+  void aMissingBucketIsAnAccessErrorNamingIt() {
+    try (S3ObjectStore missing = new S3ObjectStore(StoreUri.parse("s3://no-such-bucket/x"),
+        settings(s3, s3.secretKey()).build())) {
+      StoreAccessException e = assertThrows(StoreAccessException.class, () -> missing.list(""));
+      assertTrue(e.getMessage().contains("no-such-bucket"), e.getMessage());
+      assertFalse(e.isRetriable());
+    }
+  }
+
+  @Test
+  void wrongCredentialsAreAnAccessErrorWithoutTheSecret() {
+    String secret = "wrong-secret-value-0123456789";
+    try (S3ObjectStore denied = new S3ObjectStore(StoreUri.parse("s3://contract/x"), settings(s3, secret).build())) {
+      StoreAccessException e = assertThrows(StoreAccessException.class,
+          () -> denied.putIfAbsent("k", Content.of(bytes("v"))));
+      assertTrue(e.getMessage().contains("access denied"), e.getMessage());
+      assertFalse(stackText(e).contains(secret), "the secret must not appear in any error");
+    }
+  }
+
+  @Test
+  void anUnreachableServerIsRetriable() {
+    int closedPort = dev.ratisoffload.testkit.FreePorts.next();
+    S3Settings unreachable = S3Settings.builder().endpoint(java.net.URI.create("http://127.0.0.1:" + closedPort))
+        .pathStyle(true).region("us-east-1")
+        .credentials(StaticCredentialsProvider.create(AwsBasicCredentials.create("a", "b"))).build();
+    try (S3ObjectStore down = new S3ObjectStore(StoreUri.parse("s3://contract/x"), unreachable)) {
+      StoreException e = assertThrows(StoreUnavailableException.class, () -> down.head("k"));
+      assertTrue(e.isRetriable());
+      assertTrue(e.getMessage().contains("s3://contract/x"), e.getMessage());
+    }
+  }
+
+  static String stackText(Throwable t) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    t.printStackTrace(new java.io.PrintWriter(out));
+    return out.toString();
+  }
+}

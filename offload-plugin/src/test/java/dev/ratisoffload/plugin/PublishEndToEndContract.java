@@ -1,0 +1,222 @@
+package dev.ratisoffload.plugin;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.format.ManifestCodec;
+import dev.ratisoffload.publish.FaultyStore;
+import dev.ratisoffload.publish.PublishResult;
+import dev.ratisoffload.publish.SkipReason;
+import dev.ratisoffload.refkv.FileListKvStateMachine;
+import dev.ratisoffload.refkv.KvStateMachine;
+import dev.ratisoffload.store.Content;
+import dev.ratisoffload.store.ObjectConflictException;
+import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.testkit.RatisCluster;
+import io.prometheus.client.CollectorRegistry;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Publishing from a real 3-peer Ratis cluster with three groups (one whose snapshots are several
+ * files) into a real store. Subclasses choose the store: S3 (S3Proxy) or a directory.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class PublishEndToEndContract {
+
+  static final String CLUSTER_ID = "e2e";
+
+  @TempDir
+  Path tmp;
+
+  RatisCluster cluster;
+  FaultyStore store;
+  final Map<RaftPeerId, SnapshotOffload> offloads = new ConcurrentHashMap<>();
+  RaftGroupId fileListGroup;
+
+  /** Starts the store; returns the properties that point the plugin at it. */
+  abstract RaftProperties startStore(Path tmp) throws IOException;
+
+  /** A client of the store the plugin writes to. */
+  abstract ObjectStore openStore();
+
+  abstract void stopStore() throws IOException;
+
+  @BeforeAll
+  void startCluster() throws IOException {
+    RaftProperties offloadKeys = startStore(tmp);
+    OffloadConfigKeys.Cluster.setId(offloadKeys, CLUSTER_ID);
+    offloadKeys.set(OffloadConfigKeys.Upload.CHUNK_SIZE_KEY, "4KB");
+    store = new FaultyStore(openStore());
+    List<RaftGroupId> groupIds = List.of(RaftGroupId.randomId(), RaftGroupId.randomId(), RaftGroupId.randomId());
+    fileListGroup = groupIds.get(2);
+    cluster = RatisCluster.builder(tmp.resolve("ratis"))
+        .peers(3)
+        .groupIds(groupIds)
+        .stateMachines(group -> group.equals(fileListGroup) ? new FileListKvStateMachine() : new KvStateMachine())
+        .properties(peer -> new RaftProperties(offloadKeys))
+        .attach(server -> {
+          SnapshotOffload offload = SnapshotOffload.builder(server.raftServer(), server.properties())
+              .store(store).registry(new CollectorRegistry()).withoutSchedule().attach();
+          offloads.put(server.id(), offload);
+          return offload;
+        })
+        .build()
+        .start();
+    cluster.awaitLeaders(RatisCluster.DEFAULT_TIMEOUT);
+  }
+
+  @AfterAll
+  void stopAll() throws IOException {
+    if (cluster != null) {
+      cluster.close();
+    }
+    store.close();
+    stopStore();
+  }
+
+  /** Writes keys and takes a snapshot on the leader; returns the snapshot's index. */
+  long writeAndSnapshot(RaftGroupId group, int keys, String prefix) throws IOException {
+    cluster.writeKeys(group, keys, prefix);
+    return cluster.snapshot(group);
+  }
+
+  PublishResult publishOn(RaftPeerId peer, RaftGroupId group) {
+    return offloads.get(peer).publishNow(group);
+  }
+
+  @Test
+  void everyGroupIsPublishedByItsLeaderAndVerifies() throws IOException {
+    for (RaftGroupId group : cluster.groupIds()) {
+      long index = writeAndSnapshot(group, 2000, "k-");
+      RaftPeerId leader = cluster.leaderOf(group);
+      for (RaftPeerId peer : cluster.peerIds()) {
+        PublishResult result = publishOn(peer, group);
+        if (peer.equals(leader)) {
+          PublishResult.Published published = assertInstanceOf(PublishResult.Published.class, result);
+          assertEquals(index, published.id().index());
+          Manifest manifest = new GenerationReader(store).verify(published.id());
+          assertEquals(leader.toString(), manifest.publisher().peer());
+          assertEquals(3, manifest.peers().size());
+          assertTrue(manifest.files().stream().allMatch(f -> f.path().startsWith("sm/")), manifest.files().toString());
+          if (group.equals(fileListGroup)) {
+            assertTrue(manifest.files().size() > 1, "a multi-file snapshot: " + manifest.files());
+          } else {
+            assertTrue(manifest.files().get(0).md5() != null, "Ratis's MD5 is recorded");
+          }
+          assertEquals(published.totalBytes(), manifest.totalBytes());
+        } else {
+          assertEquals(SkipReason.NOT_LEADER, assertInstanceOf(PublishResult.Skipped.class, result).reason());
+        }
+      }
+      assertEquals(SkipReason.UNCHANGED,
+          assertInstanceOf(PublishResult.Skipped.class, publishOn(leader, group)).reason());
+    }
+  }
+
+  @Test
+  void aSmallChangeUploadsOnlyTheChangedChunks() throws IOException {
+    RaftGroupId group = cluster.groupIds().get(0);
+    writeAndSnapshot(group, 3000, "base-");
+    assertInstanceOf(PublishResult.Published.class, publishOn(cluster.leaderOf(group), group));
+    writeAndSnapshot(group, 10, "zz-");
+    PublishResult.Published second = assertInstanceOf(PublishResult.Published.class,
+        publishOn(cluster.leaderOf(group), group));
+    assertTrue(second.uploadedBytes() * 10 < second.totalBytes(),
+        "uploaded " + second.uploadedBytes() + " of " + second.totalBytes());
+    new GenerationReader(store).verify(second.id());
+  }
+
+  @Test
+  void aManifestIsImmutable() throws IOException {
+    RaftGroupId group = cluster.groupIds().get(1);
+    writeAndSnapshot(group, 100, "imm-");
+    PublishResult.Published published = assertInstanceOf(PublishResult.Published.class,
+        publishOn(cluster.leaderOf(group), group));
+    byte[] stored = readAll(published.manifestKey());
+    Manifest original = ManifestCodec.decode(stored, published.manifestKey());
+    Manifest forged = new Manifest(original.format(), original.cluster(), original.group(), original.term(),
+        original.index(), original.peers(), new Manifest.Publisher("intruder", original.publisher().leaderTerm()),
+        original.createdAt(), original.toolVersion(), original.files());
+    assertThrows(ObjectConflictException.class,
+        () -> store.putIfAbsent(published.manifestKey(), Content.of(ManifestCodec.encode(forged))));
+    assertEquals(ObjectStore.PutOutcome.ALREADY_PRESENT,
+        store.putIfAbsent(published.manifestKey(), Content.of(stored)));
+    assertArrayEquals(stored, readAll(published.manifestKey()));
+    new GenerationReader(store).verify(published.id());
+  }
+
+  @Test
+  void leadershipLostDuringTheUploadWritesNoManifest() throws Exception {
+    RaftGroupId group = cluster.groupIds().get(1);
+    long index = writeAndSnapshot(group, 500, "lead-");
+    RaftPeerId oldLeader = cluster.leaderOf(group);
+    RaftPeerId newLeader = cluster.peerIds().stream().filter(p -> !p.equals(oldLeader)).findFirst().orElseThrow();
+    store.holdPuts();
+    CompletableFuture<PublishResult> publishing = CompletableFuture.supplyAsync(() -> publishOn(oldLeader, group));
+    try {
+      assertTrue(store.awaitHeldPut(30), "the upload started");
+      cluster.transferLeadership(group, newLeader);
+    } finally {
+      store.release();
+    }
+    PublishResult result = publishing.get(60, TimeUnit.SECONDS);
+    assertEquals(SkipReason.LEADERSHIP_LOST, assertInstanceOf(PublishResult.Skipped.class, result).reason());
+    assertTrue(store.list(Layout.manifestPrefix(CLUSTER_ID, group.getUuid().toString())).stream()
+        .noneMatch(o -> o.key().contains(String.format("%019d", index))), "no manifest for index " + index);
+    // The new leader publishes its own snapshot.
+    long newIndex = cluster.snapshot(group);
+    PublishResult.Published fromNewLeader = assertInstanceOf(PublishResult.Published.class,
+        publishOn(newLeader, group));
+    assertEquals(newIndex, fromNewLeader.id().index());
+    assertEquals(newLeader.toString(), new GenerationReader(store).verify(fromNewLeader.id()).publisher().peer());
+  }
+
+  @Test
+  void aStoreFailingMidUploadLeavesNoManifestAndTheNextPublishReusesChunks() throws IOException {
+    RaftGroupId group = cluster.groupIds().get(2);
+    long index = writeAndSnapshot(group, 3000, "fail-");
+    RaftPeerId leader = cluster.leaderOf(group);
+    String manifests = Layout.manifestPrefix(CLUSTER_ID, group.getUuid().toString());
+    int before = store.list(manifests).size();
+    store.failPutsAfter(3);
+    PublishResult failed;
+    try {
+      failed = publishOn(leader, group);
+    } finally {
+      store.heal();
+    }
+    assertInstanceOf(PublishResult.Failed.class, failed);
+    assertEquals(before, store.list(manifests).size(), "no manifest was written");
+    PublishResult.Published retry = assertInstanceOf(PublishResult.Published.class, publishOn(leader, group));
+    assertEquals(index, retry.id().index());
+    assertTrue(retry.uploadedChunks() < retry.totalChunks(), "chunks stored before the failure were reused: " + retry);
+    new GenerationReader(store).verify(retry.id());
+  }
+
+  byte[] readAll(String key) throws IOException {
+    try (InputStream in = store.get(key)) {
+      return in.readAllBytes();
+    }
+  }
+}

@@ -1,0 +1,449 @@
+package dev.ratisoffload.plugin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.store.Content;
+import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.Stores;
+import dev.ratisoffload.refkv.KvClient;
+import dev.ratisoffload.testkit.Await;
+import dev.ratisoffload.testkit.EmbeddedS3;
+import dev.ratisoffload.testkit.FreePorts;
+import dev.ratisoffload.testkit.RatisCluster;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.exporter.HTTPServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.storage.RaftStorage.StartupOption;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The plugin running unattended: a 3-peer, three-group cluster under writes, a short interval, metrics
+ * scraped over HTTP, a leadership transfer, the S3 server stopped and restarted, a restart of the
+ * whole cluster. The steps build on each other, so they run in order on one cluster.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ScheduledOffloadEndToEndTest {
+
+  private static final String CLUSTER_ID = "scheduled";
+  private static final int CONCURRENCY = 1;
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @TempDir
+  Path tmp;
+
+  private EmbeddedS3 s3;
+  private RatisCluster cluster;
+  private ObjectStore reader;
+  private final GroupConcurrencyProbe probe = new GroupConcurrencyProbe();
+  private final Map<RaftPeerId, Scrape> scrapes = new ConcurrentHashMap<>();
+  private final ByteArrayOutputStream logs = new ByteArrayOutputStream();
+  private PrintStream originalErr;
+  private final AtomicBoolean writing = new AtomicBoolean(true);
+  private Thread writer;
+
+  /** A peer's metrics endpoint and registry. */
+  private record Scrape(HTTPServer server, int port) {}
+
+  @BeforeAll
+  void start() throws IOException {
+    originalErr = System.err;
+    System.setErr(new PrintStream(new TeeStream(originalErr, logs), true));
+    s3 = EmbeddedS3.start(tmp.resolve("s3"));
+    s3.createBucket("backups");
+    System.setProperty("aws.accessKeyId", s3.accessKey());
+    System.setProperty("aws.secretAccessKey", s3.secretKey());
+    RaftProperties keys = new RaftProperties();
+    OffloadConfigKeys.Store.setUri(keys, "s3://backups/scheduled");
+    OffloadConfigKeys.Cluster.setId(keys, CLUSTER_ID);
+    OffloadConfigKeys.S3.setEndpoint(keys, s3.endpoint().toString());
+    OffloadConfigKeys.S3.setPathStyle(keys, true);
+    keys.set(OffloadConfigKeys.Schedule.INTERVAL_KEY, "700ms");
+    keys.set(OffloadConfigKeys.Schedule.JITTER_KEY, "200ms");
+    OffloadConfigKeys.Schedule.setConcurrency(keys, CONCURRENCY);
+    OffloadConfigKeys.Snapshot.setTriggerGap(keys, 20);
+    keys.set(OffloadConfigKeys.Upload.CHUNK_SIZE_KEY, "4KB");
+    OffloadSettings settings = OffloadSettings.read(keys);
+    reader = Stores.open(settings.storeUri(), settings.s3());
+    cluster = RatisCluster.builder(tmp.resolve("ratis"))
+        .peers(3)
+        .groups(3)
+        .properties(peer -> new RaftProperties(keys))
+        .attach(server -> {
+          CollectorRegistry registry = new CollectorRegistry();
+          int port = scrapes.containsKey(server.id()) ? scrapes.get(server.id()).port() : FreePorts.next();
+          HTTPServer http = new HTTPServer(new InetSocketAddress("127.0.0.1", port), registry, true);
+          scrapes.put(server.id(), new Scrape(http, port));
+          // The same keys build the store; the probe around it measures concurrent publishes.
+          OffloadSettings s = OffloadSettings.read(server.properties());
+          ObjectStore store = probe.wrap(Stores.open(s.storeUri(), s.s3()));
+          SnapshotOffload offload = SnapshotOffload.builder(server.raftServer(), server.properties())
+              .registry(registry).store(store).attach();
+          return () -> {
+            offload.close();
+            store.close();
+            http.close();
+          };
+        })
+        .build()
+        .start();
+    cluster.awaitLeaders(RatisCluster.DEFAULT_TIMEOUT);
+    writer = new Thread(this::writeContinuously, "test-writer");
+    writer.setDaemon(true);
+    writer.start();
+  }
+
+  private void writeContinuously() {
+    int round = 0;
+    while (writing.get()) {
+      for (RaftGroupId group : cluster.groupIds()) {
+        try {
+          cluster.writeKeys(group, 30, "w" + round + "-");
+        } catch (IOException | RuntimeException e) {
+          // a leader change or a restart in progress; the next round retries
+        }
+      }
+      round++;
+    }
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    writing.set(false);
+    if (writer != null) {
+      writer.join(30_000);
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+    reader.close();
+    s3.close();
+    System.setErr(originalErr);
+    System.clearProperty("aws.accessKeyId");
+    System.clearProperty("aws.secretAccessKey");
+  }
+
+  private List<StoredGeneration> generations(RaftGroupId group) {
+    return new GenerationReader(reader).list(Layout.manifestPrefix(CLUSTER_ID, group.getUuid().toString()));
+  }
+
+  @Test
+  @Order(1)
+  void everyGroupGetsGenerationsFromItsLeaderWithinTheConcurrencyLimit() {
+    for (RaftGroupId group : cluster.groupIds()) {
+      Await.until("two generations of " + group, WAIT, () -> generations(group).size() >= 2);
+    }
+    for (RaftGroupId group : cluster.groupIds()) {
+      Map<Long, String> publisherByTerm = new HashMap<>();
+      for (StoredGeneration g : generations(group)) {
+        Manifest m = new GenerationReader(reader).verify(g.id());
+        String previous = publisherByTerm.putIfAbsent(m.publisher().leaderTerm(), m.publisher().peer());
+        assertTrue(previous == null || previous.equals(m.publisher().peer()),
+            "one publisher per term: " + previous + " and " + m.publisher());
+      }
+    }
+    assertTrue(probe.max() >= 1, "the probe saw publishes");
+    assertTrue(probe.max() <= CONCURRENCY, "at most " + CONCURRENCY + " groups published at once, saw " + probe.max());
+  }
+
+  @Test
+  @Order(2)
+  void metricsAreScrapedOverHttp() throws Exception {
+    RaftGroupId group = cluster.groupIds().get(0);
+    RaftPeerId leader = cluster.leaderOf(group);
+    RaftPeerId follower = cluster.peerIds().stream().filter(p -> !p.equals(leader)).findFirst().orElseThrow();
+    String uuid = group.getUuid().toString();
+    Await.until("the leader's published count", WAIT,
+        () -> metric(leader, "ratis_offload_published_total", Map.of("group", uuid)) >= 1);
+    assertTrue(metric(leader, "ratis_offload_last_success_timestamp_seconds", Map.of("group", uuid)) > 0);
+    assertTrue(metric(leader, "ratis_offload_last_published_index", Map.of("group", uuid)) > 0);
+    assertEquals(1.0, metric(leader, "ratis_offload_store_up", Map.of()));
+    assertTrue(metric(leader, "ratis_offload_uploaded_bytes_total", Map.of("group", uuid)) > 0);
+    Await.until("the follower's not_leader skips", WAIT,
+        () -> metric(follower, "ratis_offload_skipped_total", Map.of("group", uuid, "reason", "not_leader")) >= 1);
+    // A group this follower never published: every series exists, at zero.
+    assertEquals(0.0, metric(follower, "ratis_offload_last_success_timestamp_seconds", Map.of("group", uuid)));
+    assertEquals(0.0, metric(follower, "ratis_offload_published_total", Map.of("group", uuid)));
+    assertEquals(0.0, metric(follower, "ratis_offload_failed_total", Map.of("group", uuid)));
+    assertEquals(0.0, metric(follower, "ratis_offload_skipped_total", Map.of("group", uuid, "reason", "in_flight")));
+    assertTrue(metric(leader, "ratis_offload_skipped_total", Map.of("group", uuid, "reason", "unchanged")) >= 0);
+  }
+
+  @Test
+  @Order(3)
+  void aLeadershipTransferIsFollowedByGenerationsFromTheNewLeader() throws IOException {
+    RaftGroupId group = cluster.groupIds().get(1);
+    RaftPeerId oldLeader = cluster.leaderOf(group);
+    RaftPeerId newLeader = cluster.peerIds().stream().filter(p -> !p.equals(oldLeader)).findFirst().orElseThrow();
+    cluster.transferLeadership(group, newLeader);
+    long term = cluster.server(newLeader).division(group).getInfo().getCurrentTerm();
+    Await.until("a generation from " + newLeader + " in term " + term, WAIT, () -> generations(group).stream()
+        .map(g -> new GenerationReader(reader).readManifest(g.id()).publisher())
+        .anyMatch(p -> p.peer().equals(newLeader.toString()) && p.leaderTerm() >= term));
+  }
+
+  @Test
+  @Order(4)
+  void aStoreOutageIsCountedAndPublishingResumesAfterIt() throws IOException {
+    RaftGroupId group = cluster.groupIds().get(2);
+    String uuid = group.getUuid().toString();
+    RaftPeerId leader = cluster.leaderOf(group);
+    double failedBefore = metric(leader, "ratis_offload_failed_total", Map.of("group", uuid));
+    s3.stop();
+    try {
+      Await.until("failures counted while the store is down", WAIT,
+          () -> metric(leader, "ratis_offload_failed_total", Map.of("group", uuid)) > failedBefore);
+      Await.until("store_up is 0", WAIT, () -> metric(leader, "ratis_offload_store_up", Map.of()) == 0.0);
+    } finally {
+      s3.restart();
+    }
+    int before = generations(group).size();
+    Await.until("publishing resumes after the store returns", WAIT, () -> generations(group).size() > before);
+    Await.until("store_up is 1 again", WAIT, () -> metric(cluster.leaderOf(group), "ratis_offload_store_up", Map.of()) == 1.0);
+    for (StoredGeneration g : generations(group)) {
+      new GenerationReader(reader).verify(g.id()); // nothing partial is visible
+    }
+    assertTrue(logs.toString(StandardCharsets.UTF_8).contains("no generation was written"),
+        "failures are logged as WARN lines");
+  }
+
+  @Test
+  @Order(5)
+  void aRestartWithoutNewWritesPublishesNothingNew() throws Exception {
+    writing.set(false);
+    writer.join(30_000);
+    // Every peer snapshots the final state, so whichever leads after the restart has nothing newer;
+    // then every group publishes it, and everything restarts.
+    for (RaftGroupId group : cluster.groupIds()) {
+      long snapshot = cluster.snapshot(group);
+      try (KvClient client = cluster.client(group)) {
+        for (RaftPeerId peer : cluster.peerIds()) {
+          client.raftClient().getSnapshotManagementApi(peer).create(true, 30_000);
+        }
+      }
+      Await.until("the final snapshot of " + group + " is published", WAIT,
+          () -> generations(group).stream().anyMatch(g -> g.id().index() >= snapshot));
+    }
+    Map<RaftGroupId, Integer> counts = new HashMap<>();
+    cluster.groupIds().forEach(g -> counts.put(g, generations(g).size()));
+    cluster.restartAll(StartupOption.RECOVER);
+    cluster.awaitLeaders(RatisCluster.DEFAULT_TIMEOUT);
+    for (RaftGroupId group : cluster.groupIds()) {
+      RaftPeerId leader = cluster.leaderOf(group);
+      String uuid = group.getUuid().toString();
+      Await.until("the restarted leader found its snapshot unchanged", WAIT,
+          () -> metric(leader, "ratis_offload_skipped_total", Map.of("group", uuid, "reason", "unchanged")) >= 2);
+      assertEquals(0.0, metric(leader, "ratis_offload_published_total", Map.of("group", uuid)));
+    }
+    cluster.groupIds().forEach(g -> assertEquals(counts.get(g), generations(g).size()));
+  }
+
+  @Test
+  @Order(6)
+  void noSecretAppearsInLogsOrErrors() {
+    String wrongSecret = "wrong-secret-" + System.nanoTime();
+    System.setProperty("aws.secretAccessKey", wrongSecret);
+    try {
+      RaftProperties p = new RaftProperties(cluster.servers().get(0).properties());
+      OffloadConfigKeys.Preflight.setRequired(p, true);
+      IllegalStateException refused = assertThrows(IllegalStateException.class,
+          () -> SnapshotOffload.attach(cluster.servers().get(0).raftServer(), p, new CollectorRegistry()));
+      assertTrue(refused.getMessage().contains("access denied"), refused.getMessage());
+      assertFalse(stackText(refused).contains(wrongSecret));
+    } finally {
+      System.setProperty("aws.secretAccessKey", s3.secretKey());
+    }
+    String logged = logs.toString(StandardCharsets.UTF_8);
+    assertFalse(logged.contains(wrongSecret), "the wrong secret was logged");
+    assertFalse(logged.contains(s3.secretKey()), "the secret was logged");
+  }
+
+  /** Reads one sample from a peer's metrics endpoint; -1 if the series does not exist. */
+  private double metric(RaftPeerId peer, String name, Map<String, String> labels) {
+    try {
+      HttpResponse<String> response = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + scrapes.get(peer).port() + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      Pattern line = Pattern.compile("^" + name + "(\\{[^}]*\\})? (\\S+)$", Pattern.MULTILINE);
+      Matcher m = line.matcher(response.body());
+      while (m.find()) {
+        if (labelsOf(m.group(1)).equals(labels)) {
+          return Double.parseDouble(m.group(2));
+        }
+      }
+      return -1;
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  private static Map<String, String> labelsOf(String text) {
+    Map<String, String> labels = new HashMap<>();
+    if (text != null) {
+      Matcher m = Pattern.compile("(\\w+)=\"([^\"]*)\"").matcher(text);
+      while (m.find()) {
+        labels.put(m.group(1), m.group(2));
+      }
+    }
+    return labels;
+  }
+
+  private static String stackText(Throwable t) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    t.printStackTrace(new java.io.PrintWriter(out));
+    return out.toString();
+  }
+
+  /** Copies everything written to two streams. */
+  private static final class TeeStream extends OutputStream {
+    private final OutputStream a;
+    private final OutputStream b;
+
+    TeeStream(OutputStream a, OutputStream b) {
+      this.a = a;
+      this.b = b;
+    }
+
+    @Override
+    public synchronized void write(int c) throws IOException {
+      a.write(c);
+      b.write(c);
+    }
+
+    @Override
+    public synchronized void write(byte[] bytes, int off, int len) throws IOException {
+      a.write(bytes, off, len);
+      b.write(bytes, off, len);
+    }
+  }
+
+  /**
+   * Wraps stores and records, at every moment, how many distinct groups have a store operation in
+   * progress across all peers: a lower bound of the publishes running at once, so a value above the
+   * limit proves it broken.
+   */
+  static final class GroupConcurrencyProbe {
+    private final Map<String, AtomicInteger> active = new ConcurrentHashMap<>();
+    private final AtomicInteger max = new AtomicInteger();
+
+    int max() {
+      return max.get();
+    }
+
+    ObjectStore wrap(ObjectStore store) {
+      return new ObjectStore() {
+        private <T> T observe(String key, java.util.function.Supplier<T> call) {
+          Optional<String> group = groupOf(key);
+          if (group.isEmpty()) {
+            return call.get();
+          }
+          AtomicInteger count = active.computeIfAbsent(group.get(), g -> new AtomicInteger());
+          count.incrementAndGet();
+          try {
+            max.accumulateAndGet((int) active.values().stream().filter(c -> c.get() > 0).count(), Math::max);
+            return call.get();
+          } finally {
+            count.decrementAndGet();
+          }
+        }
+
+        @Override
+        public PutOutcome putIfAbsent(String key, Content content) {
+          return observe(key, () -> store.putIfAbsent(key, content));
+        }
+
+        @Override
+        public InputStream get(String key) {
+          return observe(key, () -> store.get(key));
+        }
+
+        @Override
+        public InputStream get(String key, long offset, long length) {
+          return observe(key, () -> store.get(key, offset, length));
+        }
+
+        @Override
+        public Optional<ObjectInfo> head(String key) {
+          return observe(key, () -> store.head(key));
+        }
+
+        @Override
+        public List<ObjectInfo> list(String prefix) {
+          return observe(prefix, () -> store.list(prefix));
+        }
+
+        @Override
+        public void delete(String key) {
+          observe(key, () -> {
+            store.delete(key);
+            return null;
+          });
+        }
+
+        @Override
+        public String describe() {
+          return store.describe();
+        }
+
+        @Override
+        public void close() {
+          store.close();
+        }
+      };
+    }
+
+    private static Optional<String> groupOf(String key) {
+      for (String tree : Set.of(Layout.MANIFESTS, Layout.CHUNKS)) {
+        if (key.startsWith(tree + CLUSTER_ID + "/")) {
+          String rest = key.substring((tree + CLUSTER_ID + "/").length());
+          int slash = rest.indexOf('/');
+          return Optional.of(slash < 0 ? rest : rest.substring(0, slash));
+        }
+      }
+      return Optional.empty();
+    }
+  }
+}

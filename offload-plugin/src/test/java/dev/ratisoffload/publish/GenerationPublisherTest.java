@@ -1,0 +1,133 @@
+package dev.ratisoffload.publish;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.format.ChunkingPolicy;
+import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.store.DirectoryObjectStore;
+import dev.ratisoffload.store.StoreUnavailableException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The publisher alone, over a directory store; the Ratis end-to-end tests cover S3 too. */
+class GenerationPublisherTest {
+
+  private static final ChunkingPolicy CHUNKS = ChunkingPolicy.ofAverage(16 * 1024);
+  private static final Fence OPEN = () -> null;
+
+  @TempDir
+  Path dir;
+
+  private ExecutorService uploads;
+  private FaultyStore store;
+  private GenerationPublisher publisher;
+  private final String group = UUID.randomUUID().toString();
+
+  @BeforeEach
+  void setUp() {
+    uploads = Executors.newFixedThreadPool(4);
+    store = new FaultyStore(new DirectoryObjectStore(dir.resolve("store")));
+    publisher = new GenerationPublisher(store, CHUNKS, uploads, 8, Clock.systemUTC());
+  }
+
+  @AfterEach
+  void tearDown() {
+    uploads.shutdownNow();
+  }
+
+  private SnapshotSource source(long index, Path... files) {
+    List<SnapshotSource.PinnedFile> pinned = java.util.Arrays.stream(files)
+        .map(f -> new SnapshotSource.PinnedFile("sm/" + f.getFileName(), f, null)).toList();
+    return new SnapshotSource("c1", group, 2, index, List.of(new Manifest.Peer("n0", "127.0.0.1:1")),
+        new Manifest.Publisher("n0", 2), pinned);
+  }
+
+  private Path file(String name, byte[] content) throws IOException {
+    Path path = dir.resolve(name);
+    Files.write(path, content);
+    return path;
+  }
+
+  private static byte[] random(int size, long seed) {
+    byte[] bytes = new byte[size];
+    new Random(seed).nextBytes(bytes);
+    return bytes;
+  }
+
+  @Test
+  void publishesAVerifiableGeneration() throws IOException {
+    byte[] a = random(300_000, 1);
+    PublishResult result = publisher.publish(source(10, file("a", a), file("b", new byte[0])), OPEN);
+    PublishResult.Published published = assertInstanceOf(PublishResult.Published.class, result);
+    assertEquals(300_000, published.totalBytes());
+    assertEquals(300_000, published.uploadedBytes());
+    Manifest manifest = new GenerationReader(store).verify(published.id());
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    new GenerationReader(store).readFile(manifest, manifest.files().get(0), out);
+    assertTrue(java.util.Arrays.equals(a, out.toByteArray()));
+    assertTrue(manifest.files().get(0).chunks().size() > 4, "the file was chunked");
+  }
+
+  @Test
+  void aSmallChangeUploadsOnlyTheChangedChunks() throws IOException {
+    byte[] a = random(1_000_000, 2);
+    publisher.publish(source(10, file("a", a)), OPEN);
+    a[500_000] ^= 1;
+    PublishResult.Published second = assertInstanceOf(PublishResult.Published.class,
+        publisher.publish(source(11, file("a", a)), OPEN));
+    assertTrue(second.uploadedBytes() <= 4 * CHUNKS.max(), "uploaded " + second.uploadedBytes());
+    new GenerationReader(store).verify(second.id());
+  }
+
+  @Test
+  void aClosedFenceWritesNoManifest() throws IOException {
+    PublishResult result = publisher.publish(source(10, file("a", random(200_000, 3))),
+        () -> SkipReason.LEADERSHIP_LOST);
+    assertEquals(SkipReason.LEADERSHIP_LOST, assertInstanceOf(PublishResult.Skipped.class, result).reason());
+    assertEquals(List.of(), store.list(Layout.MANIFESTS));
+  }
+
+  @Test
+  void aStoreFailingMidUploadLeavesNoManifestAndTheRetryReusesChunks() throws IOException {
+    Path a = file("a", random(500_000, 4));
+    store.failPutsAfter(5);
+    assertThrows(StoreUnavailableException.class, () -> publisher.publish(source(10, a), OPEN));
+    assertEquals(List.of(), store.list(Layout.MANIFESTS));
+    int storedBefore = store.list(Layout.CHUNKS).size();
+    assertTrue(storedBefore >= 1, "some chunks were stored before the failure");
+    store.heal();
+    PublishResult.Published retry = assertInstanceOf(PublishResult.Published.class,
+        publisher.publish(source(10, a), OPEN));
+    assertTrue(retry.uploadedChunks() <= retry.totalChunks() - storedBefore,
+        "reused " + storedBefore + " chunks: " + retry);
+    new GenerationReader(store).verify(retry.id());
+  }
+
+  @Test
+  void aCorruptLocalSnapshotIsNotPublished() throws IOException {
+    Path a = file("a", random(1000, 5));
+    SnapshotSource wrongMd5 = new SnapshotSource("c1", group, 2, 10, List.of(new Manifest.Peer("n0", "h:1")),
+        new Manifest.Publisher("n0", 2),
+        List.of(new SnapshotSource.PinnedFile("sm/a", a, "00000000000000000000000000000000")));
+    IOException e = assertThrows(IOException.class, () -> publisher.publish(wrongMd5, OPEN));
+    assertTrue(e.getMessage().contains("corrupt"), e.getMessage());
+    assertEquals(List.of(), store.list(Layout.MANIFESTS));
+  }
+}

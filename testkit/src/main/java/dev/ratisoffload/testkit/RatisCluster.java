@@ -1,0 +1,514 @@
+package dev.ratisoffload.testkit;
+
+import dev.ratisoffload.refkv.KvClient;
+import dev.ratisoffload.refkv.KvServer;
+import dev.ratisoffload.refkv.KvStateMachine;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.storage.RaftStorage.StartupOption;
+import org.apache.ratis.statemachine.StateMachine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Several {@link KvServer}s on 127.0.0.1, every one hosting every group: the Ratis cluster that
+ * integration tests and the demo run against.
+ *
+ * <p>Each peer keeps its storage in its own directory ({@code <root>/<peer id>} by default), so a
+ * test can stop the cluster, inspect or replace group directories
+ * ({@link #groupDir(RaftPeerId, RaftGroupId)}) and start it again with {@code RECOVER}, on the
+ * same ports or, through {@link Builder#existingStorage}, as a new cluster on new ports.
+ */
+public final class RatisCluster implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
+
+  /** How long the convenience methods wait for a leader. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Attaches something (for example the offload plugin) to a started server; closed before the server stops. */
+  @FunctionalInterface
+  public interface Attachment {
+    AutoCloseable attach(KvServer server) throws Exception;
+  }
+
+  private final List<RaftPeer> peers;
+  private final List<RaftGroup> groups;
+  private final Map<RaftPeerId, Path> storageDirs;
+  private final StateMachine.Registry stateMachines;
+  private final Function<RaftPeerId, RaftProperties> properties;
+  private final Attachment attachment;
+  private final StartupOption firstStartOption;
+  private final Map<RaftPeerId, KvServer> running = new ConcurrentHashMap<>();
+  private final Map<RaftPeerId, AutoCloseable> attached = new ConcurrentHashMap<>();
+  private boolean started;
+
+  private RatisCluster(Builder b, List<RaftPeer> peers, List<RaftGroup> groups, Map<RaftPeerId, Path> dirs) {
+    this.peers = List.copyOf(peers);
+    this.groups = List.copyOf(groups);
+    this.storageDirs = Collections.unmodifiableMap(new LinkedHashMap<>(dirs));
+    this.stateMachines = b.stateMachines;
+    this.properties = b.properties;
+    this.attachment = b.attachment;
+    this.firstStartOption = b.existing ? StartupOption.RECOVER : StartupOption.FORMAT;
+  }
+
+  /** A new cluster whose peers keep their storage under {@code rootDir}. */
+  public static Builder builder(Path rootDir) {
+    return new Builder(rootDir);
+  }
+
+  /** The directory name Ratis gives a group: its full lowercase UUID. */
+  public static String groupDirName(RaftGroupId groupId) {
+    return KvServer.groupDirName(groupId);
+  }
+
+  // ---- lifecycle --------------------------------------------------------------------------
+
+  /** Starts every peer: FORMAT for a new cluster, RECOVER for one built on existing storage. */
+  public synchronized RatisCluster start() throws IOException {
+    if (started) {
+      throw new IllegalStateException("already started; use restartAll or startPeer");
+    }
+    started = true;
+    for (RaftPeer peer : peers) {
+      startPeer(peer.getId(), firstStartOption);
+    }
+    return this;
+  }
+
+  /** Starts one (stopped) peer with RECOVER on its port and storage dir. */
+  public KvServer startPeer(RaftPeerId id) throws IOException {
+    return startPeer(id, StartupOption.RECOVER);
+  }
+
+  public synchronized KvServer startPeer(RaftPeerId id, StartupOption option) throws IOException {
+    if (running.containsKey(id)) {
+      throw new IllegalStateException(id + " is already running");
+    }
+    final KvServer server = KvServer.newBuilder()
+        .setId(id)
+        .setPort(port(id))
+        .setStorageDir(storageDir(id))
+        .setGroups(groups)
+        .setStateMachineRegistry(stateMachines)
+        .setStartupOption(option)
+        .setProperties(properties.apply(id))
+        .build();
+    server.start();
+    running.put(id, server);
+    if (attachment != null) {
+      try {
+        attached.put(id, attachment.attach(server));
+      } catch (Exception e) {
+        stopPeer(id);
+        throw new IOException("attaching to " + id + " failed: " + e.getMessage(), e);
+      }
+    }
+    LOG.info("started {} on {} ({})", id, server.address(), option);
+    return server;
+  }
+
+  /** Stops one peer (its attachment first); its storage stays. */
+  public void stopPeer(RaftPeerId id) throws IOException {
+    final AutoCloseable attachmentHandle = attached.remove(id);
+    if (attachmentHandle != null) {
+      try {
+        attachmentHandle.close();
+      } catch (Exception e) {
+        LOG.warn("closing the attachment of {} failed", id, e);
+      }
+    }
+    final KvServer server = running.remove(id);
+    if (server != null) {
+      server.close();
+      LOG.info("stopped {}", id);
+    }
+  }
+
+  /** Stops every running peer, in parallel (closing one Ratis server takes about a second). */
+  public void stopAll() throws IOException {
+    final List<CompletableFuture<Void>> stops = new ArrayList<>();
+    for (RaftPeerId id : List.copyOf(running.keySet())) {
+      stops.add(CompletableFuture.runAsync(() -> {
+        try {
+          stopPeer(id);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }));
+    }
+    try {
+      CompletableFuture.allOf(stops.toArray(new CompletableFuture[0])).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while stopping the cluster", e);
+    } catch (ExecutionException e) {
+      throw new IOException("stopping the cluster failed: " + e.getCause().getMessage(), e.getCause());
+    }
+  }
+
+  /** Stops every peer and starts them all again on the same ports and storage dirs. */
+  public synchronized void restartAll(StartupOption option) throws IOException {
+    stopAll();
+    started = true;
+    for (RaftPeer peer : peers) {
+      startPeer(peer.getId(), option);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    stopAll();
+  }
+
+  // ---- topology ---------------------------------------------------------------------------
+
+  public List<RaftPeer> peers() {
+    return peers;
+  }
+
+  public List<RaftPeerId> peerIds() {
+    return peers.stream().map(RaftPeer::getId).toList();
+  }
+
+  public List<RaftGroup> groups() {
+    return groups;
+  }
+
+  public List<RaftGroupId> groupIds() {
+    return groups.stream().map(RaftGroup::getGroupId).toList();
+  }
+
+  public RaftGroup group(RaftGroupId groupId) {
+    return groups.stream().filter(g -> g.getGroupId().equals(groupId)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no group " + groupId + " in this cluster"));
+  }
+
+  /** The running servers. */
+  public List<KvServer> servers() {
+    return peerIds().stream().map(running::get).filter(Objects::nonNull).toList();
+  }
+
+  /** The running server of a peer. */
+  public KvServer server(RaftPeerId id) {
+    final KvServer server = running.get(id);
+    if (server == null) {
+      throw new IllegalStateException(id + " is not running");
+    }
+    return server;
+  }
+
+  public boolean isRunning(RaftPeerId id) {
+    return running.containsKey(id);
+  }
+
+  public int port(RaftPeerId id) {
+    final String address = peer(id).getAddress();
+    return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+  }
+
+  /** Peer id to port, e.g. to start another cluster on this one's ports. */
+  public Map<RaftPeerId, Integer> ports() {
+    final Map<RaftPeerId, Integer> ports = new LinkedHashMap<>();
+    peers.forEach(p -> ports.put(p.getId(), port(p.getId())));
+    return ports;
+  }
+
+  public Path storageDir(RaftPeerId id) {
+    return Objects.requireNonNull(storageDirs.get(id), () -> "no peer " + id);
+  }
+
+  /** Peer id to storage dir, e.g. to start another cluster on this one's storage. */
+  public Map<RaftPeerId, Path> storageDirs() {
+    return storageDirs;
+  }
+
+  /** {@code <storage dir of the peer>/<group UUID>}. */
+  public Path groupDir(RaftPeerId peerId, RaftGroupId groupId) {
+    return storageDir(peerId).resolve(groupDirName(groupId));
+  }
+
+  private RaftPeer peer(RaftPeerId id) {
+    return peers.stream().filter(p -> p.getId().equals(id)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no peer " + id + " in this cluster"));
+  }
+
+  // ---- leaders ----------------------------------------------------------------------------
+
+  /** The running peer that currently leads the group and is ready to serve, if any. */
+  public Optional<RaftPeerId> currentLeader(RaftGroupId groupId) {
+    return servers().stream().filter(s -> s.isReadyLeader(groupId)).map(KvServer::id).findFirst();
+  }
+
+  /** Waits for a ready leader of the group. */
+  public RaftPeerId awaitLeader(RaftGroupId groupId, Duration timeout) {
+    return Await.value("a ready leader of " + groupId, timeout, () -> currentLeader(groupId));
+  }
+
+  /** Waits for a ready leader of every group (sharing one deadline). */
+  public Map<RaftGroupId, RaftPeerId> awaitLeaders(Duration timeout) {
+    final long deadline = System.nanoTime() + timeout.toNanos();
+    final Map<RaftGroupId, RaftPeerId> leaders = new LinkedHashMap<>();
+    for (RaftGroupId groupId : groupIds()) {
+      final Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      leaders.put(groupId, awaitLeader(groupId, left));
+    }
+    return leaders;
+  }
+
+  /** The group's leader, waiting up to {@link #DEFAULT_TIMEOUT} for one. */
+  public RaftPeerId leaderOf(RaftGroupId groupId) {
+    return awaitLeader(groupId, DEFAULT_TIMEOUT);
+  }
+
+  /** Moves the group's leadership to {@code newLeader} and waits until it leads and is ready. */
+  public void transferLeadership(RaftGroupId groupId, RaftPeerId newLeader) throws IOException {
+    leaderOf(groupId);
+    try (KvClient client = client(groupId)) {
+      client.transferLeadership(newLeader, DEFAULT_TIMEOUT);
+    }
+    Await.until(newLeader + " to lead " + groupId, DEFAULT_TIMEOUT, () -> server(newLeader).isReadyLeader(groupId));
+  }
+
+  // ---- data -------------------------------------------------------------------------------
+
+  /** A new client of the group, aimed at its current leader if there is one; the caller closes it. */
+  public KvClient client(RaftGroupId groupId) {
+    return new KvClient(group(groupId), currentLeader(groupId).orElse(null));
+  }
+
+  /**
+   * Writes {@code count} keys {@code <prefix>000000 ...} with values {@code <key>=value} (pipelined,
+   * so thousands take seconds) and returns what was written, in key order.
+   */
+  public SortedMap<String, String> writeKeys(RaftGroupId groupId, int count, String prefix) throws IOException {
+    leaderOf(groupId); // so the client starts at the leader instead of being redirected per request
+    final SortedMap<String, String> written = new TreeMap<>();
+    try (KvClient client = client(groupId)) {
+      final List<CompletableFuture<Boolean>> inFlight = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        final String key = String.format("%s%06d", prefix, i);
+        final String value = key + "=value";
+        written.put(key, value);
+        inFlight.add(client.putAsync(key, value.getBytes(StandardCharsets.UTF_8)));
+        if (inFlight.size() == 256 || i == count - 1) {
+          join(inFlight);
+          inFlight.clear();
+        }
+      }
+    }
+    return written;
+  }
+
+  /** Reads keys linearizably; absent keys are left out of the result. */
+  public SortedMap<String, String> readKeys(RaftGroupId groupId, Collection<String> keys) throws IOException {
+    final SortedMap<String, String> found = new TreeMap<>();
+    try (KvClient client = client(groupId)) {
+      for (String key : keys) {
+        client.getString(key).ifPresent(v -> found.put(key, v));
+      }
+    }
+    return found;
+  }
+
+  /** Makes the group's leader take a snapshot now and returns its log index. */
+  public long snapshot(RaftGroupId groupId) throws IOException {
+    final RaftPeerId leader = leaderOf(groupId);
+    try (KvClient client = client(groupId)) {
+      return client.takeSnapshot(leader, DEFAULT_TIMEOUT);
+    }
+  }
+
+  private static void join(List<CompletableFuture<Boolean>> futures) throws IOException {
+    try {
+      CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).get(DEFAULT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while writing", e);
+    } catch (ExecutionException e) {
+      throw new IOException("write failed: " + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IOException("writes not acknowledged within " + DEFAULT_TIMEOUT, e);
+    }
+  }
+
+  /** Configures a cluster; see {@link RatisCluster#builder(Path)}. */
+  public static final class Builder {
+    private final Path rootDir;
+    private int peerCount = 3;
+    private int groupCount = 1;
+    private List<RaftGroupId> groupIds;
+    private StateMachine.Registry stateMachines = groupId -> new KvStateMachine();
+    private Function<RaftPeerId, RaftProperties> properties = id -> new RaftProperties();
+    private Attachment attachment;
+    private Map<RaftPeerId, Path> existingDirs;
+    private Map<RaftPeerId, Integer> ports;
+    private boolean existing;
+
+    private Builder(Path rootDir) {
+      this.rootDir = rootDir.toAbsolutePath();
+    }
+
+    /** Number of peers (default 3), named p0, p1, ... */
+    public Builder peers(int count) {
+      if (count < 1) {
+        throw new IllegalArgumentException("peers must be at least 1, got " + count);
+      }
+      this.peerCount = count;
+      return this;
+    }
+
+    /** Number of groups (default 1), each with a random id. */
+    public Builder groups(int count) {
+      if (count < 1) {
+        throw new IllegalArgumentException("groups must be at least 1, got " + count);
+      }
+      this.groupCount = count;
+      this.groupIds = null;
+      return this;
+    }
+
+    /** Use these group ids (so a state machine registry can tell them apart). */
+    public Builder groupIds(List<RaftGroupId> ids) {
+      this.groupIds = List.copyOf(ids);
+      return this;
+    }
+
+    /** The state machine for each group (default: a {@link KvStateMachine} per group). */
+    public Builder stateMachines(StateMachine.Registry registry) {
+      this.stateMachines = Objects.requireNonNull(registry);
+      return this;
+    }
+
+    /** Extra properties for each peer's server, e.g. the offload plugin's keys. */
+    public Builder properties(Function<RaftPeerId, RaftProperties> perPeer) {
+      this.properties = Objects.requireNonNull(perPeer);
+      return this;
+    }
+
+    /** Called after every start of every server; what it returns is closed before that server stops. */
+    public Builder attach(Attachment attachment) {
+      this.attachment = attachment;
+      return this;
+    }
+
+    /** Ports per peer (default: free ports). Needed to restart storage whose raft-meta.conf names old ports. */
+    public Builder ports(Map<RaftPeerId, Integer> ports) {
+      this.ports = new LinkedHashMap<>(ports);
+      return this;
+    }
+
+    /**
+     * Build on existing (for example restored) storage: every subdirectory of the root dir is a
+     * peer's storage dir named after the peer, and its group directories give the groups. The
+     * first start uses RECOVER.
+     */
+    public Builder existingStorage() {
+      final File[] dirs = rootDir.toFile().listFiles(File::isDirectory);
+      if (dirs == null || dirs.length == 0) {
+        throw new IllegalStateException("no peer storage directories under " + rootDir);
+      }
+      final Map<RaftPeerId, Path> map = new LinkedHashMap<>();
+      Arrays.stream(dirs).sorted(Comparator.comparing(File::getName))
+          .forEach(d -> map.put(RaftPeerId.valueOf(d.getName()), d.toPath()));
+      return existingStorage(map);
+    }
+
+    /** Build on existing storage dirs given per peer; the first start uses RECOVER. */
+    public Builder existingStorage(Map<RaftPeerId, Path> storageDirs) {
+      this.existingDirs = new LinkedHashMap<>(storageDirs);
+      this.existing = true;
+      return this;
+    }
+
+    public RatisCluster build() {
+      final List<RaftPeerId> ids = new ArrayList<>();
+      final Map<RaftPeerId, Path> dirs = new LinkedHashMap<>();
+      if (existing) {
+        ids.addAll(existingDirs.keySet());
+        dirs.putAll(existingDirs);
+      } else {
+        for (int i = 0; i < peerCount; i++) {
+          final RaftPeerId id = RaftPeerId.valueOf("p" + i);
+          ids.add(id);
+          dirs.put(id, rootDir.resolve(id.toString()));
+        }
+      }
+      final List<Integer> freePorts = FreePorts.distinct(ids.size());
+      final List<RaftPeer> peerList = new ArrayList<>();
+      for (int i = 0; i < ids.size(); i++) {
+        final RaftPeerId id = ids.get(i);
+        final int port = ports != null && ports.containsKey(id) ? ports.get(id) : freePorts.get(i);
+        peerList.add(RaftPeer.newBuilder().setId(id).setAddress(KvServer.LOOPBACK + ":" + port).build());
+      }
+      final List<RaftGroupId> gids = groupIds != null ? groupIds
+          : existing ? discoverGroups(dirs.values()) : randomGroupIds(groupCount);
+      final List<RaftGroup> groupList = gids.stream().map(g -> RaftGroup.valueOf(g, peerList)).toList();
+      return new RatisCluster(this, peerList, groupList, dirs);
+    }
+
+    private static List<RaftGroupId> randomGroupIds(int count) {
+      final List<RaftGroupId> ids = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        ids.add(RaftGroupId.randomId());
+      }
+      return ids;
+    }
+
+    /** Group ids from the UUID-named directories found in any peer's storage dir. */
+    private static List<RaftGroupId> discoverGroups(Collection<Path> storageDirs) {
+      final TreeSet<String> names = new TreeSet<>();
+      for (Path dir : storageDirs) {
+        final File[] children = dir.toFile().listFiles(File::isDirectory);
+        if (children != null) {
+          for (File child : children) {
+            if (isUuid(child.getName())) {
+              names.add(child.getName());
+            }
+          }
+        }
+      }
+      if (names.isEmpty()) {
+        throw new IllegalStateException("no group directories in " + storageDirs);
+      }
+      return names.stream().map(n -> RaftGroupId.valueOf(UUID.fromString(n))).toList();
+    }
+
+    private static boolean isUuid(String name) {
+      try {
+        return UUID.fromString(name).toString().equals(name);
+      } catch (IllegalArgumentException e) {
+        return false;
+      }
+    }
+  }
+}
