@@ -3,6 +3,7 @@ package dev.ratisoffload.cli;
 import dev.ratisoffload.store.DirectoryObjectStore;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.S3Settings;
+import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.store.StoreUnavailableException;
 import dev.ratisoffload.store.StoreUri;
 import dev.ratisoffload.store.Stores;
@@ -12,6 +13,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /**
  * Where generations are stored, in the words of the plugin's {@code offload.store.uri} and
@@ -104,6 +109,26 @@ public final class StoreOptions {
       }
       return new DirectoryObjectStore(uri.directory());
     }
-    return Stores.open(uri, settings);
+    return Stores.open(uri, withCredentials(settings, uri));
+  }
+
+  /**
+   * Finds the credentials before the first request, so that their absence reads as one clear sentence
+   * instead of the SDK's account of every place it looked.
+   */
+  private S3Settings withCredentials(S3Settings settings, StoreUri uri) {
+    AwsCredentialsProvider provider = profile != null ? ProfileCredentialsProvider.create(profile)
+        : DefaultCredentialsProvider.builder().build();
+    try {
+      provider.resolveCredentials();
+    } catch (SdkException | IllegalArgumentException e) {
+      throw new StoreAccessException("no AWS credentials to read " + uri
+          + (profile != null ? ": profile '" + profile + "' has none in the AWS config files"
+              : ": set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, name a profile with --profile, or run"
+                  + " where an instance or container role applies"), e);
+    }
+    return new S3Settings(settings.region(), settings.endpoint(), settings.profile(), settings.pathStyle(),
+        settings.encryption(), settings.kmsKeyId(), settings.checksum(), provider,
+        settings.multipartThreshold(), settings.partSize());
   }
 }

@@ -294,6 +294,43 @@ class OffloadCommandTest {
   }
 
   @Test
+  void credentialsComeFromANamedProfile() throws Exception {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    }
+    Path credentials = Files.writeString(tmp.resolve("credentials"),
+        "[drill]\naws_access_key_id = from-profile\naws_secret_access_key = profile-secret\n");
+    Path config = Files.writeString(tmp.resolve("config"), "");
+    String oldCredentials = System.setProperty("aws.sharedCredentialsFile", credentials.toString());
+    String oldConfig = System.setProperty("aws.configFile", config.toString());
+    try {
+      Cli.Result found = Cli.run("list", "--store", "s3://backups/ratis", "--endpoint", "http://127.0.0.1:" + port,
+          "--path-style", "--profile", "drill");
+      assertEquals(4, found.code(), found.toString());
+      assertTrue(found.err().contains("127.0.0.1:" + port), "got as far as the endpoint: " + found);
+      assertFalse(found.err().contains("profile-secret"));
+
+      Cli.Result missing = Cli.run("list", "--store", "s3://backups/ratis", "--endpoint", "http://127.0.0.1:" + port,
+          "--path-style", "--profile", "nope");
+      assertEquals(4, missing.code(), missing.toString());
+      assertTrue(missing.err().contains("profile 'nope'"), missing.toString());
+      assertOneErrorLine(missing);
+    } finally {
+      restore("aws.sharedCredentialsFile", oldCredentials);
+      restore("aws.configFile", oldConfig);
+    }
+  }
+
+  static void restore(String property, String value) {
+    if (value == null) {
+      System.clearProperty(property);
+    } else {
+      System.setProperty(property, value);
+    }
+  }
+
+  @Test
   void anUnexpectedExceptionExits1AsAnInternalError() {
     Cli.Result r = Cli.run(options -> {
       throw new IllegalStateException("boom");
