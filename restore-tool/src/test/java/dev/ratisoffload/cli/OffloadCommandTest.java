@@ -172,6 +172,31 @@ class OffloadCommandTest {
   }
 
   @Test
+  void restoreAtATimePicksEachGroupsGenerationOfThatTime() throws Exception {
+    // At 01:00, G1's newest is index 100 (00:00; the next is 02:00) and G2's only one (00:01) qualifies.
+    Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--at", "2026-05-01T01:00:00Z",
+        "--data-dir", tmp.resolve("at").toString(), "--json");
+    assertEquals(0, r.code(), r.toString());
+    JsonNode restored = JSON.readTree(r.out());
+    assertEquals(G1, restored.get(0).get("group").asText());
+    assertEquals(100, restored.get(0).get("index").asLong());
+    assertEquals(40, restored.get(1).get("index").asLong());
+
+    Cli.Result tooEarly = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--at", "2026-04-30",
+        "--data-dir", tmp.resolve("at-early").toString());
+    assertEquals(3, tooEarly.code(), tooEarly.toString());
+    assertOneErrorLine(tooEarly);
+  }
+
+  @Test
+  void restoreOfAnIndexPicksThatGeneration() throws Exception {
+    Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--group", G1, "--index", "100",
+        "--data-dir", tmp.resolve("idx").toString());
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(Files.isRegularFile(tmp.resolve("idx").resolve(G1).resolve("sm/snapshot.1_100")));
+  }
+
+  @Test
   void restoreOntoAnExistingGroupDirectoryExits5() throws Exception {
     Path data = tmp.resolve("n3");
     Files.createDirectories(data.resolve(G2));
