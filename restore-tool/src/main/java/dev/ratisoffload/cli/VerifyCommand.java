@@ -94,13 +94,12 @@ final class VerifyCommand implements Callable<Integer>, ErrorReporter.Advising {
   }
 
   private List<Verdict> verify(ObjectStore store, List<GenerationCatalog.Entry> entries) {
-    GenerationVerifier verifier = new GenerationVerifier(store);
     long total = entries.stream().filter(e -> e.manifest() != null)
         .mapToLong(e -> e.manifest().totalBytes()).sum();
     TransferListener meter = ProgressMeter.create(progress.mode, spec.commandLine().getErr(), "verified");
     List<Verdict> verdicts = new ArrayList<>();
     meter.started(total);
-    try {
+    try (GenerationVerifier verifier = new GenerationVerifier(store)) {
       for (GenerationCatalog.Entry e : entries) {
         var id = e.stored().id();
         IntegrityException problem = e.problem() != null ? e.problem() : verifier.verifyData(e.manifest(), meter);

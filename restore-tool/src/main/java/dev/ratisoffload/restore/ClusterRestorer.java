@@ -94,10 +94,10 @@ public final class ClusterRestorer {
       }
       requireSpace(directory.root(), plan.totalBytes());
       Map<GroupPlan, Path> staged = new LinkedHashMap<>();
-      GroupStager stager = new GroupStager(reader);
       boolean complete = false;
       listener.started(plan.totalBytes());
-      try {
+      try (ChunkPipeline chunks = new ChunkPipeline(store, ChunkPipeline.DEFAULT_PARALLELISM)) {
+        GroupStager stager = new GroupStager(chunks);
         for (GroupPlan group : plan.groups()) {
           Path staging = directory.newStagingDirectory(group.group());
           staged.put(group, staging);

@@ -1,6 +1,5 @@
 package dev.ratisoffload.restore;
 
-import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
@@ -13,12 +12,12 @@ import java.io.UncheckedIOException;
  * and every file's SHA-256 (and MD5, when Ratis keeps one). The manifest itself is checked when read
  * (see {@link GenerationCatalog#readOne}).
  */
-public final class GenerationVerifier {
+public final class GenerationVerifier implements AutoCloseable {
 
-  private final GenerationReader reader;
+  private final ChunkPipeline chunks;
 
   public GenerationVerifier(ObjectStore store) {
-    this.reader = new GenerationReader(store);
+    this.chunks = new ChunkPipeline(store, ChunkPipeline.DEFAULT_PARALLELISM);
   }
 
   /**
@@ -28,7 +27,7 @@ public final class GenerationVerifier {
   public IntegrityException verifyData(Manifest manifest, TransferListener listener) {
     try {
       for (Manifest.FileEntry file : manifest.files()) {
-        reader.readFile(manifest, file, new OutputStream() {
+        chunks.copy(manifest, file, new OutputStream() {
           @Override
           public void write(int b) {
             listener.transferred(1);
@@ -46,5 +45,10 @@ public final class GenerationVerifier {
     } catch (IOException e) {
       throw new UncheckedIOException(e); // the sink never fails
     }
+  }
+
+  @Override
+  public void close() {
+    chunks.close();
   }
 }

@@ -1,6 +1,5 @@
 package dev.ratisoffload.restore;
 
-import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Manifest;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -17,10 +16,10 @@ import java.nio.file.StandardOpenOption;
  */
 final class GroupStager {
 
-  private final GenerationReader reader;
+  private final ChunkPipeline chunks;
 
-  GroupStager(GenerationReader reader) {
-    this.reader = reader;
+  GroupStager(ChunkPipeline chunks) {
+    this.chunks = chunks;
   }
 
   /**
@@ -35,7 +34,7 @@ final class GroupStager {
       Files.createDirectories(target.getParent());
       try (FileChannel channel = FileChannel.open(target, StandardOpenOption.CREATE_NEW,
           StandardOpenOption.WRITE)) {
-        reader.readFile(manifest, file, new CountingOutput(Channels.newOutputStream(channel), listener));
+        chunks.copy(manifest, file, new CountingOutput(Channels.newOutputStream(channel), listener));
         channel.force(true);
       }
       if (file.md5() != null) {
