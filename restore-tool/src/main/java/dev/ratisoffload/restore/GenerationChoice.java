@@ -13,8 +13,4 @@ public sealed interface GenerationChoice {
 
   /** The newest generation created at or before this time. */
   record AtOrBefore(Instant time) implements GenerationChoice {}
-
-  static GenerationChoice newest() {
-    return new Newest();
-  }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.format.GenerationReader;
-import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.plugin.OffloadConfigKeys;
 import dev.ratisoffload.plugin.SnapshotOffload;
 import dev.ratisoffload.publish.PublishResult;
