@@ -11,6 +11,7 @@ import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.restore.Generations;
 import dev.ratisoffload.store.DirectoryObjectStore;
+import dev.ratisoffload.testkit.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,21 +89,25 @@ class KilledRestoreTest {
   }
 
   /** Waits until the child has written at least {@code bytes} of the group's snapshot in staging. */
-  private static void awaitStagedBytes(Path data, String group, long bytes, Process child) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!child.isAlive()) {
-        throw new AssertionError("the restore ended before it could be killed: exit " + child.exitValue());
-      }
-      for (Path staging : staging(data)) {
-        Path file = staging.resolve("sm/snapshot.3_700");
-        if (staging.getFileName().toString().contains(group) && Files.exists(file) && Files.size(file) >= bytes) {
-          return;
-        }
-      }
-      TimeUnit.MILLISECONDS.sleep(20); // polling interval; the deadline bounds the wait
-    }
-    throw new AssertionError("the restore did not reach the blocking chunk in time");
+  private static void awaitStagedBytes(Path data, String group, long bytes, Process child) {
+    Await.until("the restore to write " + bytes + " bytes of group " + group + " and block",
+        Duration.ofSeconds(60), () -> {
+          if (!child.isAlive()) {
+            throw new AssertionError("the restore ended before it could be killed: exit " + child.exitValue());
+          }
+          try {
+            for (Path staging : staging(data)) {
+              Path file = staging.resolve("sm/snapshot.3_700");
+              if (staging.getFileName().toString().contains(group) && Files.exists(file)
+                  && Files.size(file) >= bytes) {
+                return true;
+              }
+            }
+            return false;
+          } catch (IOException e) {
+            return false; // a staging directory vanished between listing and reading: look again
+          }
+        });
   }
 
   private static List<Path> staging(Path data) throws IOException {
