@@ -93,7 +93,7 @@ final class RestoreCommand implements Callable<Integer>, ErrorReporter.Advising 
 
   /** One restored group, as reported. */
   record Restored(String group, long index, long term, long startTerm, int files, long bytes,
-      List<String> peers, Path directory) {}
+      List<String> peers, String directory) {}
 
   @Override
   public Integer call() {
@@ -136,7 +136,8 @@ final class RestoreCommand implements Callable<Integer>, ErrorReporter.Advising 
   private void print(List<RestoredGroup> restored) {
     List<Restored> rows = restored.stream().map(r -> new Restored(r.plan().group(), r.plan().id().index(),
         r.plan().id().term(), r.plan().term(), r.plan().manifest().files().size(), r.plan().bytes(),
-        r.plan().peers().stream().map(p -> p.id() + "=" + p.address()).toList(), r.directory())).toList();
+        r.plan().peers().stream().map(p -> p.id() + "=" + p.address()).toList(),
+        r.directory().toString())).toList();
     PrintWriter out = spec.commandLine().getOut();
     if (output.json) {
       Json.print(out, rows);

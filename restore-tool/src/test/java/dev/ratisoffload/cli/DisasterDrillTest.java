@@ -20,6 +20,7 @@ import dev.ratisoffload.testkit.FreePorts;
 import dev.ratisoffload.testkit.RatisCluster;
 import io.prometheus.client.CollectorRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,6 +30,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -194,11 +198,29 @@ class DisasterDrillTest {
       assertEquals(groupIds.stream().sorted(Comparator.comparing(RaftGroupId::getUuid)).toList(),
           cluster.groupIds().stream().sorted(Comparator.comparing(RaftGroupId::getUuid)).toList());
       cluster.awaitLeaders(LEADERS);
+      // Groups are independent: check them side by side.
+      List<CompletableFuture<Void>> checks = new ArrayList<>();
       for (RaftGroupId group : groupIds) {
-        SortedMap<String, String> expected = written.get(group);
-        assertEquals(expected, cluster.readKeys(group, expected.keySet()), "every key of " + group);
-        SortedMap<String, String> more = cluster.writeKeys(group, 50, "after-");
-        assertEquals(more, cluster.readKeys(group, more.keySet()), "new writes to " + group);
+        checks.add(CompletableFuture.runAsync(() -> {
+          try {
+            SortedMap<String, String> expected = written.get(group);
+            assertEquals(expected, cluster.readKeys(group, expected.keySet()), "every key of " + group);
+            SortedMap<String, String> more = cluster.writeKeys(group, 50, "after-");
+            assertEquals(more, cluster.readKeys(group, more.keySet()), "new writes to " + group);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }));
+      }
+      for (CompletableFuture<Void> check : checks) {
+        try {
+          check.get(5, TimeUnit.MINUTES);
+        } catch (ExecutionException e) {
+          if (e.getCause() instanceof Error error) {
+            throw error; // an assertion of the check
+          }
+          throw e;
+        }
       }
     }
   }
