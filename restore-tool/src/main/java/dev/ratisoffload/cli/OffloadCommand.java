@@ -18,8 +18,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = OffloadCommand.Version.class,
     description = "Lists, verifies and restores the Ratis snapshot generations that the offload plugin "
-        + "publishes, and reports how fresh they are.",
+        + "publishes, reports how fresh they are, and collects garbage.",
     subcommands = {ListCommand.class, VerifyCommand.class, RestoreCommand.class, StatusCommand.class,
+        GcCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes (every subcommand):%n",
     footer = {
@@ -96,7 +97,7 @@ public final class OffloadCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a subcommand is required: list, verify, restore or status");
+        "a subcommand is required: list, verify, restore, status or gc");
   }
 
   static final class Version implements CommandLine.IVersionProvider {
