@@ -126,7 +126,7 @@ class DocumentationDriftTest {
           checked++;
           if (sub.getCommandSpec().findOption(flag.group()) == null
               && offload.getCommandSpec().findOption(flag.group()) == null) {
-            problems.add(doc.getFileName() + ": offload " + line.group(1) + " " + flag.group());
+            problems.add(ProjectFiles.root().relativize(doc) + ": offload " + line.group(1) + " " + flag.group());
           }
         }
       }
