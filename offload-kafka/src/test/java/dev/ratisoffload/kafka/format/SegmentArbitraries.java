@@ -49,9 +49,9 @@ public final class SegmentArbitraries {
   }
 
   /** One step of a partition: offsets skipped (often none), then a record. */
-  record Step(long skipped, BackupRecord record) {}
+  public record Step(long skipped, BackupRecord record) {}
 
-  static Arbitrary<Step> steps() {
+  public static Arbitrary<Step> steps() {
     Arbitrary<Long> skips = Arbitraries.<Long>frequencyOf(Tuple(6, Arbitraries.just(0L)),
         Tuple(3, Arbitraries.longs().between(1, 5)), Tuple(1, Arbitraries.longs().between(6, 1_000_000)));
     return Combinators.combine(skips, records()).as(Step::new);
