@@ -1,7 +1,6 @@
 package dev.ratisoffload.kafka.format;
 
 import dev.ratisoffload.format.Hashes;
-import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.EOFException;
@@ -37,7 +36,7 @@ public final class SegmentReader implements Closeable {
   private final SegmentHeader header;
   private final HashingSource source;
   private final Inflater inflater;
-  private final InputStream decoded;
+  private final Buffer decoded;
   private long decodedRead;
   private long next;
   private long records;
@@ -61,10 +60,10 @@ public final class SegmentReader implements Closeable {
     this.source = new HashingSource(object, digest, header.storedBodyLength(), name);
     if (header.codec() == Codec.DEFLATE) {
       inflater = new Inflater();
-      decoded = new BufferedInputStream(new InflaterInputStream(source, inflater, 64 * 1024), 64 * 1024);
+      decoded = new Buffer(new InflaterInputStream(source, inflater, 64 * 1024));
     } else {
       inflater = null;
-      decoded = new BufferedInputStream(source, 64 * 1024);
+      decoded = new Buffer(source);
     }
     this.next = header.firstOffset();
   }
@@ -259,10 +258,10 @@ public final class SegmentReader implements Closeable {
   }
 
   private byte[] readBytes(int length) throws IOException {
-    byte[] bytes = decoded.readNBytes(length);
-    if (bytes.length != length) {
-      throw new EOFException();
+    if (length > remaining()) {
+      throw corrupt("a length of " + length + " bytes at offset " + next + " exceeds the body");
     }
+    byte[] bytes = decoded.readExactly(length);
     countDecoded(length);
     return bytes;
   }
@@ -305,6 +304,51 @@ public final class SegmentReader implements Closeable {
       in.close();
     } catch (IOException | RuntimeException ignored) {
       // closing after a failure or at the end; nothing more to learn
+    }
+  }
+
+  /** An unsynchronised buffer over the decoded body: entries are read a byte or a field at a time. */
+  private static final class Buffer {
+    private final InputStream in;
+    private final byte[] buf = new byte[64 * 1024];
+    private int pos;
+    private int limit;
+
+    Buffer(InputStream in) {
+      this.in = in;
+    }
+
+    int read() throws IOException {
+      if (pos == limit && !fill()) {
+        return -1;
+      }
+      return buf[pos++] & 0xFF;
+    }
+
+    /** Exactly {@code length} bytes; the caller has checked the length against the body's size. */
+    byte[] readExactly(int length) throws IOException {
+      byte[] out = new byte[length];
+      int copied = Math.min(length, limit - pos);
+      System.arraycopy(buf, pos, out, 0, copied);
+      pos += copied;
+      while (copied < length) {
+        int n = in.read(out, copied, length - copied);
+        if (n < 0) {
+          throw new EOFException();
+        }
+        copied += n;
+      }
+      return out;
+    }
+
+    private boolean fill() throws IOException {
+      int n = in.read(buf, 0, buf.length);
+      if (n <= 0) {
+        return false;
+      }
+      pos = 0;
+      limit = n;
+      return true;
     }
   }
 
