@@ -33,6 +33,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import java.util.Map;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -164,6 +167,61 @@ class FollowAndRecreateTest {
       VerifyReport report = new ChainVerifier(store, 2).verify("c", Optional.of(topic));
       assertTrue(report.ok(), () -> report.allProblems().toString());
       assertEquals(2, report.topics().size());
+    }
+  }
+
+  @Test
+  void recordsDeletedBeforeTheyWereBackedUpStopTheBackupWithoutAGap(@TempDir Path dir) throws Exception {
+    String topic = "short-retention";
+    try (ObjectStore store = TestStores.directory(dir)) {
+      create(topic);
+      InterruptedBackupTest.produce(kafka, topic, 2, 10, new Produced(), new Random(3));
+      backup(store, topic, false);
+      InterruptedBackupTest.produce(kafka, topic, 2, 10, new Produced(), new Random(4));
+      try (Admin admin = kafka.admin()) {
+        admin.deleteRecords(Map.of(new TopicPartition(topic, 1), RecordsToDelete.beforeOffset(15))).all().get();
+      }
+      List<String> keysBefore = store.list("").stream().map(ObjectInfo::key).toList();
+
+      KafkaOffloadException e = assertThrows(KafkaOffloadException.class, () -> backup(store, topic, false));
+
+      assertEquals(3, e.exitCode());
+      assertTrue(e.getMessage().contains("records 10-14 of " + topic + "/1 were deleted"), e.getMessage());
+      assertTrue(e.getMessage().contains("intact up to offset 9"), e.getMessage());
+      List<String> keysAfter = store.list("").stream().map(ObjectInfo::key).toList();
+      assertTrue(keysAfter.containsAll(keysBefore));
+      VerifyReport report = new ChainVerifier(store, 1).verify("c", Optional.of(topic));
+      assertTrue(report.ok(), () -> report.allProblems().toString());
+    }
+  }
+
+  @Test
+  void aDamagedLastSegmentIsNotContinuedUntilRemoved(@TempDir Path dir) throws Exception {
+    String topic = "damaged-tail";
+    try (ObjectStore store = TestStores.directory(dir)) {
+      create(topic);
+      Produced produced = new Produced();
+      InterruptedBackupTest.produce(kafka, topic, 2, 10, produced, new Random(3));
+      backup(store, topic, false);
+      StoredSegment last = KafkaBackupCatalog.scan(store, "c", topic).incarnations().get(0).partition(0).last()
+          .orElseThrow();
+      Path file = dir.resolve(last.key());
+      byte[] bytes = java.nio.file.Files.readAllBytes(file);
+      bytes[bytes.length - 3] ^= 1;
+      file.toFile().setWritable(true);
+      java.nio.file.Files.write(file, bytes);
+      InterruptedBackupTest.produce(kafka, topic, 2, 5, produced, new Random(4));
+
+      KafkaOffloadException e = assertThrows(KafkaOffloadException.class, () -> backup(store, topic, false));
+
+      assertEquals(3, e.exitCode());
+      assertTrue(e.getMessage().contains("delete " + last.key()), e.getMessage());
+      store.delete(last.key());
+      backup(store, topic, false);
+      ChainContents contents = ChainContents.read(store, "c", topic);
+      for (int p = 0; p < 2; p++) {
+        assertEquals(produced.records(p), contents.records(p));
+      }
     }
   }
 
