@@ -106,7 +106,8 @@ public final class KafkaTopicBackup {
       throw new IllegalStateException("a backup object runs once");
     }
     long startNanos = System.nanoTime();
-    try (Admin admin = Admin.create(adminProperties())) {
+    Admin admin = Admin.create(adminProperties());
+    try {
       TopicInspector inspector = new TopicInspector(admin, settings.topic(), settings.bootstrapServers(),
           settings.brokerTimeout());
       TopicInspector.TopicState topic = inspector.describe();
@@ -127,6 +128,7 @@ public final class KafkaTopicBackup {
       }
     } finally {
       consumer = null;
+      admin.close(Duration.ofSeconds(2)); // a stop must not wait for requests to a broker that is gone
     }
   }
 
