@@ -3,9 +3,7 @@ package dev.ratisoffload.kafka;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.ratisoffload.testkit.EmbeddedKafka;
-import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -18,9 +16,7 @@ class EmbeddedKafkaSmokeTest {
     long t0 = System.nanoTime();
     try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
       System.out.println("started in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
-      try (Admin admin = kafka.admin()) {
-        admin.createTopics(List.of(new NewTopic("t", 2, (short) 1))).all().get();
-      }
+      kafka.createTopics(new NewTopic("t", 2, (short) 1));
       try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),
           new StringSerializer(), new StringSerializer())) {
         assertEquals(0, p.send(new ProducerRecord<>("t", 0, "k", "v")).get().offset());

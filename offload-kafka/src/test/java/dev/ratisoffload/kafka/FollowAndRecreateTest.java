@@ -66,9 +66,7 @@ class FollowAndRecreateTest {
   void followingStoresRecordsProducedAfterItStartedAndAFollowerReadsThemInOrder(@TempDir Path dir)
       throws Exception {
     String topic = "live";
-    try (Admin admin = kafka.admin()) {
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-    }
+    kafka.createTopics(new NewTopic(topic, 1, (short) 1));
     Produced produced = new Produced();
     Random random = new Random(5);
     try (ObjectStore store = TestStores.directory(dir)) {
@@ -226,8 +224,9 @@ class FollowAndRecreateTest {
   }
 
   private static Uuid create(String topic) throws Exception {
+    kafka.createTopics(new NewTopic(topic, 2, (short) 1));
     try (Admin admin = kafka.admin()) {
-      return admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).topicId(topic).get();
+      return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).topicId();
     }
   }
 

@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -63,10 +62,8 @@ class HolesTest {
   @Test
   void aCompactedTopicBacksUpWithItsHoles(@TempDir Path dir) throws Exception {
     String topic = "compacted";
-    try (Admin admin = kafka.admin()) {
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(Map.of("cleanup.policy", "compact",
-          "segment.ms", "100", "min.cleanable.dirty.ratio", "0.01", "min.compaction.lag.ms", "0")))).all().get();
-    }
+    kafka.createTopics(new NewTopic(topic, 1, (short) 1).configs(Map.of("cleanup.policy", "compact",
+          "segment.ms", "100", "min.cleanable.dirty.ratio", "0.01", "min.compaction.lag.ms", "0")));
     Produced produced = new Produced();
     Map<String, Long> lastOffsetOfKey = new HashMap<>();
     try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
@@ -120,9 +117,7 @@ class HolesTest {
   @Test
   void abortedTransactionsAndMarkersAreHoles(@TempDir Path dir) throws Exception {
     String topic = "payments";
-    try (Admin admin = kafka.admin()) {
-      admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
-    }
+    kafka.createTopics(new NewTopic(topic, 2, (short) 1));
     Produced committed = new Produced();
     Produced everything = new Produced();
     try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(),

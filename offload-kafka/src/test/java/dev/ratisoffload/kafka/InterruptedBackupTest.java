@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -146,9 +145,7 @@ class InterruptedBackupTest {
   }
 
   private static void createTopic(String topic, int partitions) throws Exception {
-    try (Admin admin = kafka.admin()) {
-      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
-    }
+    kafka.createTopics(new NewTopic(topic, partitions, (short) 1));
   }
 
   static void produce(String topic, int partitions, int perPartition, Produced produced, Random random)

@@ -24,7 +24,9 @@ public final class Produced {
 
   public static KafkaProducer<byte[], byte[]> producer(String bootstrap, Map<String, Object> extra) {
     Map<String, Object> config = new java.util.HashMap<>(Map.of("bootstrap.servers", bootstrap, "acks", "all",
-        "linger.ms", 5, "enable.idempotence", true));
+        "linger.ms", 5, "enable.idempotence", true,
+        // One request in flight: a batch retried after NOT_LEADER_OR_FOLLOWER cannot overtake the next.
+        "max.in.flight.requests.per.connection", 1));
     config.putAll(extra);
     return new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
   }

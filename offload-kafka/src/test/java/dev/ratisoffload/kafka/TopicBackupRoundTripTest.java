@@ -29,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -57,11 +56,9 @@ class TopicBackupRoundTripTest {
     kafka = EmbeddedKafka.start();
     s3 = EmbeddedS3.start();
     s3.createBucket("backups");
-    try (Admin admin = kafka.admin()) {
-      admin.createTopics(List.of(new NewTopic(MIXED, 3, (short) 1),
+    kafka.createTopics(new NewTopic(MIXED, 3, (short) 1),
           new NewTopic(APPENDED, 2, (short) 1).configs(Map.of("message.timestamp.type", "LogAppendTime",
-              "retention.ms", "604800000")))).all().get();
-    }
+              "retention.ms", "604800000")));
     try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
       mixed.send(producer, shapes(MIXED, 3, new Random(1)), TimestampKind.CREATE_TIME);
       appended.send(producer, shapes(APPENDED, 2, new Random(2)), TimestampKind.LOG_APPEND_TIME);

@@ -19,6 +19,7 @@ import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -79,6 +80,33 @@ public final class EmbeddedKafka implements AutoCloseable {
   /** An admin client for this broker; the caller closes it. */
   public Admin admin() {
     return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+  }
+
+  /**
+   * Creates topics and waits until every partition has a leader that serves it, so a producer that
+   * starts right after does not race the broker taking leadership.
+   */
+  public void createTopics(NewTopic... topics) throws IOException {
+    try (Admin admin = admin()) {
+      admin.createTopics(List.of(topics)).all().get(60, TimeUnit.SECONDS);
+      final List<String> names = java.util.Arrays.stream(topics).map(NewTopic::name).toList();
+      Await.until("leaders for " + names, Duration.ofSeconds(60), () -> {
+        try {
+          return admin.describeTopics(names).allTopicNames().get(10, TimeUnit.SECONDS).values().stream()
+              .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.isr().isEmpty()));
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+          return false;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new AssertionError("interrupted", e);
+        }
+      });
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IOException("cannot create topics on " + bootstrapServers() + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while creating topics", e);
+    }
   }
 
   /** Stops the server (clients see it unreachable); data and ports are kept for {@link #restart()}. */

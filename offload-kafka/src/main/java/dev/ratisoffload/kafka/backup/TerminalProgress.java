@@ -23,7 +23,7 @@ public final class TerminalProgress implements BackupListener {
     this.interactive = interactive;
   }
 
-  /** Interactive when standard output is a terminal. */
+  /** On standard error; redrawn in place when the process has a terminal (System.console()). */
   public static TerminalProgress forStandardError() {
     return new TerminalProgress(System.err, System.console() != null);
   }
