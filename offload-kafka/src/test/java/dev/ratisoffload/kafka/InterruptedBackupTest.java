@@ -63,7 +63,7 @@ class InterruptedBackupTest {
     Path storeDir = Files.createDirectories(dir.resolve("store"));
 
     try (ChildProcess child = ChildProcess.start(dir, BackupProcessMain.class, kafka.bootstrapServers(), topic,
-        "interrupted", storeDir.toString(), "false", "1024", "60000")) {
+        "interrupted", storeDir.toString(), "false", "4096", "60000")) {
       Await.until("the backup to store 20 segments", Duration.ofSeconds(60),
           () -> child.output().lines().filter(l -> l.startsWith("STORED ")).count() >= 20);
       assertTrue(child.process().isAlive(), "the backup ended before it could be killed:\n" + child.output());
@@ -75,13 +75,14 @@ class InterruptedBackupTest {
     try (ObjectStore store = TestStores.directory(storeDir)) {
       long storedBefore = KafkaBackupCatalog.scan(store, "interrupted", topic).incarnations().get(0).partitions()
           .values().stream().mapToLong(c -> c.segments().size()).sum();
-      assertTrue(storedBefore >= 20 && storedBefore < 600, "killed mid-way: " + storedBefore + " segments");
+      assertTrue(storedBefore >= 20, storedBefore + " segments stored before the kill");
 
-      BackupSummary resumed = backup(store, topic, "interrupted", false, 1024);
+      BackupSummary resumed = backup(store, topic, "interrupted", false, 4096);
       assertEquals(BackupSummary.Ending.CAUGHT_UP, resumed.ending());
+      assertTrue(resumed.recordsStored() > 0, "the backup was killed before it finished");
       assertTrue(resumed.recordsStored() < produced.count(), "the second run continued, it did not start over");
 
-      backup(store, topic, "uninterrupted", false, 1024);
+      backup(store, topic, "uninterrupted", false, 4096);
       assertSameRecordsOnce(store, topic, produced, 3);
     }
   }
