@@ -126,7 +126,7 @@ public final class DirectoryObjectStore implements ObjectStore {
       Files.walkFileTree(start, new SimpleFileVisitor<>() {
         @Override
         public FileVisitResult visitFile(Path path, BasicFileAttributes attributes) {
-          if (attributes.isRegularFile() && !isTemporary(path)) {
+          if (attributes.isRegularFile() && !isTemporary(root.relativize(path))) {
             String key = root.relativize(path).toString().replace('\\', '/');
             if (key.startsWith(prefix)) {
               head(key).ifPresent(objects::add);
@@ -175,8 +175,9 @@ public final class DirectoryObjectStore implements ObjectStore {
     return path;
   }
 
-  private static boolean isTemporary(Path path) {
-    for (Path part : path) {
+  /** Whether a path relative to the root names a temporary file (the root's own path may hold dots). */
+  private static boolean isTemporary(Path relative) {
+    for (Path part : relative) {
       if (part.toString().startsWith(".")) {
         return true;
       }

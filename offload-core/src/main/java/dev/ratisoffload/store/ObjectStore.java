@@ -47,6 +47,11 @@ public interface ObjectStore extends AutoCloseable {
   /** Deletes the object; deleting an absent key is not an error. */
   void delete(String key);
 
+  /** A warning when deleting does not free storage (a versioned bucket); empty otherwise. */
+  default Optional<String> deletionWarning() {
+    return Optional.empty();
+  }
+
   /** Where this store points, for messages: {@code s3://bucket/prefix} or {@code file:///path}. */
   String describe();
 

@@ -266,8 +266,33 @@ public final class S3ObjectStore implements ObjectStore {
   public void delete(String key) {
     try {
       s3.deleteObject(b -> b.bucket(bucket).key(fullKey(key)));
+    } catch (S3Exception e) {
+      if (e.statusCode() == 403 && String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT)
+          .contains("object lock")) {
+        throw new DeleteRefusedException("object lock protects " + key + " in " + describe(), e);
+      }
+      throw translate("delete", key, e);
     } catch (SdkException e) {
       throw translate("delete", key, e);
+    }
+  }
+
+  /**
+   * A warning when the bucket keeps what is deleted: with versioning, deleted objects stay as
+   * noncurrent versions (and keep costing) until a lifecycle rule expires them.
+   */
+  @Override
+  public java.util.Optional<String> deletionWarning() {
+    try {
+      var status = s3.getBucketVersioning(b -> b.bucket(bucket)).status();
+      if (status == null) {
+        return java.util.Optional.empty();
+      }
+      return java.util.Optional.of("bucket " + bucket + " has versioning " + status
+          + ": deleted objects remain as noncurrent versions; add a lifecycle rule that expires noncurrent"
+          + " versions, or storage keeps growing");
+    } catch (SdkException e) {
+      return java.util.Optional.empty(); // no permission to ask: nothing to say
     }
   }
 

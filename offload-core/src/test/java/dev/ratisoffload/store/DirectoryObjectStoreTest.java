@@ -2,8 +2,16 @@ package dev.ratisoffload.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ratisoffload.store.ObjectStore.PutOutcome;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -23,6 +31,40 @@ class DirectoryObjectStoreTest extends ObjectStoreContract {
       store = new DirectoryObjectStore(root);
     }
     return store;
+  }
+
+  /**
+   * Atomic under concurrent writers: the hard link either wins or finds the key taken. (For S3 this
+   * is the server's guarantee: AWS S3 gives it, S3Proxy's filesystem backend does not.)
+   */
+  @Test
+  void concurrentWritersOfOneKeyYieldExactlyOneWinner() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<Object>> results = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        byte[] content = bytes("writer-" + i);
+        results.add(pool.submit((Callable<Object>) () -> {
+          try {
+            return store().putIfAbsent(key("race"), Content.of(content));
+          } catch (ObjectConflictException e) {
+            return e;
+          }
+        }));
+      }
+      int created = 0;
+      for (Future<Object> result : results) {
+        Object outcome = result.get();
+        if (outcome == PutOutcome.CREATED) {
+          created++;
+        } else {
+          assertTrue(outcome instanceof ObjectConflictException, String.valueOf(outcome));
+        }
+      }
+      assertEquals(1, created);
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
@@ -50,6 +92,14 @@ class DirectoryObjectStoreTest extends ObjectStoreContract {
     try (Stream<Path> files = Files.walk(root)) {
       assertEquals(0, files.filter(p -> p.getFileName().toString().startsWith(".")).count());
     }
+  }
+
+  @Test
+  void aRootInsideAHiddenDirectoryListsItsObjects() throws IOException {
+    DirectoryObjectStore hidden = new DirectoryObjectStore(Files.createDirectories(root.resolve(".backups/store")));
+    hidden.putIfAbsent("ratis/a", Content.of(bytes("v")));
+    assertEquals(java.util.List.of("ratis/a"),
+        hidden.list("ratis/").stream().map(ObjectInfo::key).toList());
   }
 
   @Test

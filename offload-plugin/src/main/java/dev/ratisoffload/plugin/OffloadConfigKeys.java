@@ -1,6 +1,7 @@
 package dev.ratisoffload.plugin;
 
 import dev.ratisoffload.format.ChunkingPolicy;
+import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.S3Settings;
 import java.io.File;
 import org.apache.ratis.conf.RaftProperties;
@@ -316,6 +317,57 @@ public final class OffloadConfigKeys {
 
     public static void setTriggerGap(RaftProperties p, long gap) {
       p.setLong(TRIGGER_GAP_KEY, gap);
+    }
+  }
+
+  /**
+   * Which generations to keep; the leader of each group applies it after each successful publish. A
+   * generation is kept if any rule keeps it, and the newest is always kept. With no rule set (the
+   * default) nothing is ever deleted.
+   */
+  public static final class Retention {
+    /** Keep the newest N generations; 0 (default) disables the rule. */
+    public static final String KEEP_LAST_KEY = PREFIX + ".retention.keep-last";
+    /** Keep every generation created within this duration before the newest, e.g. {@code 7d}... */
+    public static final String KEEP_WITHIN_KEY = PREFIX + ".retention.keep-within";
+    /** Keep the newest generation of each of the N most recent hours that have one. */
+    public static final String KEEP_HOURLY_KEY = PREFIX + ".retention.keep-hourly";
+    /** Likewise per day (UTC). */
+    public static final String KEEP_DAILY_KEY = PREFIX + ".retention.keep-daily";
+    /** Likewise per ISO week (UTC). */
+    public static final String KEEP_WEEKLY_KEY = PREFIX + ".retention.keep-weekly";
+    /** Likewise per month (UTC). */
+    public static final String KEEP_MONTHLY_KEY = PREFIX + ".retention.keep-monthly";
+    /**
+     * Unreferenced chunks younger than this are never deleted, so a publish in flight keeps its chunks;
+     * it must exceed the longest publish. Default 6h.
+     */
+    public static final String CHUNK_GRACE_KEY = PREFIX + ".retention.chunk-grace";
+
+    private Retention() {}
+
+    public static RetentionPolicy policy(RaftProperties p) {
+      return new RetentionPolicy(
+          ConfigValues.nonNegativeInt(p, KEEP_LAST_KEY),
+          toDuration(ConfigValues.nonNegativeDuration(p, KEEP_WITHIN_KEY, TimeDuration.ZERO)),
+          ConfigValues.nonNegativeInt(p, KEEP_HOURLY_KEY),
+          ConfigValues.nonNegativeInt(p, KEEP_DAILY_KEY),
+          ConfigValues.nonNegativeInt(p, KEEP_WEEKLY_KEY),
+          ConfigValues.nonNegativeInt(p, KEEP_MONTHLY_KEY),
+          toDuration(ConfigValues.nonNegativeDuration(p, CHUNK_GRACE_KEY,
+              TimeDuration.valueOf(RetentionPolicy.DEFAULT_CHUNK_GRACE.toMillis(), TimeUnit.MILLISECONDS))));
+    }
+
+    public static void setKeepLast(RaftProperties p, int n) {
+      p.setInt(KEEP_LAST_KEY, n);
+    }
+
+    public static void setChunkGrace(RaftProperties p, TimeDuration grace) {
+      p.set(CHUNK_GRACE_KEY, grace.toString());
+    }
+
+    private static java.time.Duration toDuration(TimeDuration d) {
+      return java.time.Duration.ofNanos(d.toLong(TimeUnit.NANOSECONDS));
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.ratisoffload.plugin;
 
 import dev.ratisoffload.publish.PublishResult;
+import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.publish.SkipReason;
 import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Counter;
@@ -14,6 +15,8 @@ import io.prometheus.client.Histogram;
  */
 final class OffloadMetrics {
 
+  private static final String[] GC_KINDS = {"manifest", "chunk"};
+
   private final CollectorRegistry registry;
   private final Counter published;
   private final Counter skipped;
@@ -24,6 +27,8 @@ final class OffloadMetrics {
   private final Histogram duration;
   private final Histogram payload;
   private final Counter uploadedBytes;
+  private final Counter gcDeleted;
+  private final Counter gcFailed;
 
   OffloadMetrics(CollectorRegistry registry) {
     this.registry = registry;
@@ -49,6 +54,12 @@ final class OffloadMetrics {
     uploadedBytes = Counter.build("ratis_offload_uploaded_bytes_total",
             "Bytes uploaded, after de-duplication against stored chunks.")
         .labelNames("group").register(registry);
+    gcDeleted = Counter.build("ratis_offload_gc_deleted_total",
+            "Objects deleted by garbage collection, by kind (manifest or chunk).")
+        .labelNames("group", "kind").register(registry);
+    gcFailed = Counter.build("ratis_offload_gc_failed_total",
+            "Garbage collections that stopped early (a store error or a manifest that cannot be read).")
+        .labelNames("group").register(registry);
   }
 
   /** Creates every series of the group at zero. */
@@ -63,6 +74,10 @@ final class OffloadMetrics {
     duration.labels(group);
     payload.labels(group);
     uploadedBytes.labels(group);
+    for (String kind : GC_KINDS) {
+      gcDeleted.labels(group, kind);
+    }
+    gcFailed.labels(group);
   }
 
   /** Drops the series of a group this server no longer hosts. */
@@ -77,6 +92,18 @@ final class OffloadMetrics {
     duration.remove(group);
     payload.remove(group);
     uploadedBytes.remove(group);
+    for (String kind : GC_KINDS) {
+      gcDeleted.remove(group, kind);
+    }
+    gcFailed.remove(group);
+  }
+
+  void recordGc(String group, GarbageCollector.GcReport report) {
+    gcDeleted.labels(group, "manifest").inc(report.applied() ? report.expiredManifests().size() : 0);
+    gcDeleted.labels(group, "chunk").inc(report.applied() ? report.deletedChunks() : 0);
+    if (report.failure() != null) {
+      gcFailed.labels(group).inc();
+    }
   }
 
   void record(String group, PublishResult result) {
@@ -102,7 +129,7 @@ final class OffloadMetrics {
   void unregister() {
     for (io.prometheus.client.Collector c : new io.prometheus.client.Collector[] {
         published, skipped, failed, lastPublishedIndex, lastSuccess, storeUp, duration, payload,
-        uploadedBytes}) {
+        uploadedBytes, gcDeleted, gcFailed}) {
       registry.unregister(c);
     }
   }

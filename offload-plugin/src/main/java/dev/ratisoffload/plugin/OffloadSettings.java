@@ -2,6 +2,7 @@ package dev.ratisoffload.plugin;
 
 import dev.ratisoffload.format.ChunkingPolicy;
 import dev.ratisoffload.format.ManifestRules;
+import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.S3Settings;
 import dev.ratisoffload.store.StoreUri;
 import java.io.File;
@@ -25,7 +26,8 @@ record OffloadSettings(
     Duration jitter,
     int concurrency,
     boolean preflightRequired,
-    long snapshotTriggerGap) {
+    long snapshotTriggerGap,
+    RetentionPolicy retention) {
 
   static OffloadSettings read(RaftProperties p) {
     String uriText = OffloadConfigKeys.Store.uri(p);
@@ -59,7 +61,7 @@ record OffloadSettings(
         OffloadConfigKeys.Upload.chunking(p), OffloadConfigKeys.Upload.parallelism(p),
         toDuration(OffloadConfigKeys.Schedule.interval(p)), toDuration(OffloadConfigKeys.Schedule.jitter(p)),
         OffloadConfigKeys.Schedule.concurrency(p), OffloadConfigKeys.Preflight.required(p),
-        OffloadConfigKeys.Snapshot.triggerGap(p));
+        OffloadConfigKeys.Snapshot.triggerGap(p), OffloadConfigKeys.Retention.policy(p));
   }
 
   private static Duration toDuration(TimeDuration d) {

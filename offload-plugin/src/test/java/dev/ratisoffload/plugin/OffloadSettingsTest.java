@@ -55,7 +55,15 @@ class OffloadSettingsTest {
         Arguments.of("offload.spool.dir", "relative/spool", "absolute"),
         Arguments.of("offload.preflight.required", "maybe", "true or false"),
         Arguments.of("offload.snapshot.trigger-gap", "-1", "0 (off)"),
-        Arguments.of("offload.snapshot.trigger-gap", "lots", "0 (off)"));
+        Arguments.of("offload.snapshot.trigger-gap", "lots", "0 (off)"),
+        Arguments.of("offload.retention.keep-last", "-1", "0 (off)"),
+        Arguments.of("offload.retention.keep-daily", "seven", "0 (off)"),
+        Arguments.of("offload.retention.keep-hourly", "1.5", "0 (off)"),
+        Arguments.of("offload.retention.keep-weekly", "-3", "0 (off)"),
+        Arguments.of("offload.retention.keep-monthly", "x", "0 (off)"),
+        Arguments.of("offload.retention.keep-within", "-1h", "0 or a positive"),
+        Arguments.of("offload.retention.keep-within", "a week", "duration"),
+        Arguments.of("offload.retention.chunk-grace", "-5min", "0 or a positive"));
   }
 
   @ParameterizedTest(name = "{0} = ''{1}''")

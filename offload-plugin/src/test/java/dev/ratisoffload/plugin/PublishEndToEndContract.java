@@ -182,8 +182,7 @@ abstract class PublishEndToEndContract {
     }
     PublishResult result = publishing.get(60, TimeUnit.SECONDS);
     assertEquals(SkipReason.LEADERSHIP_LOST, assertInstanceOf(PublishResult.Skipped.class, result).reason());
-    assertTrue(store.list(Layout.manifestPrefix(CLUSTER_ID, group.getUuid().toString())).stream()
-        .noneMatch(o -> o.key().contains(String.format("%019d", index))), "no manifest for index " + index);
+    assertNoManifestAt(group, index);
     // The new leader publishes its own snapshot.
     long newIndex = cluster.snapshot(group);
     PublishResult.Published fromNewLeader = assertInstanceOf(PublishResult.Published.class,
@@ -212,6 +211,33 @@ abstract class PublishEndToEndContract {
     assertEquals(index, retry.id().index());
     assertTrue(retry.uploadedChunks() < retry.totalChunks(), "chunks stored before the failure were reused: " + retry);
     new GenerationReader(store).verify(retry.id());
+  }
+
+  @Test
+  void noManifestIsWrittenAfterCloseReturns() throws Exception {
+    RaftGroupId group = cluster.groupIds().get(0);
+    long index = writeAndSnapshot(group, 300, "close-");
+    RaftPeerId leader = cluster.leaderOf(group);
+    FaultyStore held = new FaultyStore(openStore());
+    SnapshotOffload extra = SnapshotOffload.builder(cluster.server(leader).raftServer(),
+        cluster.server(leader).properties()).store(held).registry(new CollectorRegistry()).withoutSchedule().attach();
+    held.holdPuts();
+    CompletableFuture<PublishResult> publishing = CompletableFuture.supplyAsync(() -> extra.publishNow(group));
+    try {
+      assertTrue(held.awaitHeldPut(30), "the upload started");
+      extra.close();
+    } finally {
+      held.release();
+    }
+    PublishResult result = publishing.get(60, TimeUnit.SECONDS);
+    assertTrue(!(result instanceof PublishResult.Published), "published after close: " + result);
+    assertNoManifestAt(group, index);
+    held.close();
+  }
+
+  void assertNoManifestAt(RaftGroupId group, long index) {
+    assertTrue(store.list(Layout.manifestPrefix(CLUSTER_ID, group.getUuid().toString())).stream()
+        .noneMatch(o -> o.key().contains(String.format("%019d", index))), "no manifest for index " + index);
   }
 
   byte[] readAll(String key) throws IOException {

@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.storage.RaftStorage.StartupOption;
@@ -68,6 +69,7 @@ class ScheduledOffloadEndToEndTest {
   private static final String CLUSTER_ID = "scheduled";
   private static final int CONCURRENCY = 1;
   private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final int KEEP_LAST = 3;
 
   @TempDir
   static Path tmp;
@@ -105,6 +107,8 @@ class ScheduledOffloadEndToEndTest {
     OffloadConfigKeys.Schedule.setConcurrency(keys, CONCURRENCY);
     OffloadConfigKeys.Snapshot.setTriggerGap(keys, 20);
     keys.set(OffloadConfigKeys.Upload.CHUNK_SIZE_KEY, "4KB");
+    OffloadConfigKeys.Retention.setKeepLast(keys, KEEP_LAST);
+    keys.set(OffloadConfigKeys.Retention.CHUNK_GRACE_KEY, "3s");
     OffloadSettings settings = OffloadSettings.read(keys);
     reader = Stores.open(settings.storeUri(), settings.s3());
     cluster = RatisCluster.builder(tmp.resolve("ratis"))
@@ -186,7 +190,10 @@ class ScheduledOffloadEndToEndTest {
     for (RaftGroupId group : cluster.groupIds()) {
       Map<Long, String> publisherByTerm = new HashMap<>();
       for (StoredGeneration g : generations(group)) {
-        Manifest m = new GenerationReader(reader).verify(g.id());
+        Manifest m = verifyUnlessCollected(g);
+        if (m == null) {
+          continue;
+        }
         String previous = publisherByTerm.putIfAbsent(m.publisher().leaderTerm(), m.publisher().peer());
         assertTrue(previous == null || previous.equals(m.publisher().peer()),
             "one publisher per term: " + previous + " and " + m.publisher());
@@ -222,6 +229,51 @@ class ScheduledOffloadEndToEndTest {
 
   @Test
   @Order(3)
+  void retentionKeepsStorageBoundedWhilePublishing() {
+    RaftGroupId group = cluster.groupIds().get(0);
+    String uuid = group.getUuid().toString();
+    RaftPeerId leader = cluster.leaderOf(group);
+    Await.until("garbage collection deleted manifests", WAIT,
+        () -> metric(leader, "ratis_offload_gc_deleted_total", Map.of("group", uuid, "kind", "manifest")) >= 3);
+    Await.until("garbage collection deleted chunks", WAIT,
+        () -> metric(leader, "ratis_offload_gc_deleted_total", Map.of("group", uuid, "kind", "chunk")) >= 1);
+    for (RaftGroupId g : cluster.groupIds()) {
+      List<StoredGeneration> remaining = generations(g);
+      // The newest KEEP_LAST, plus one published after the last sweep.
+      assertTrue(remaining.size() <= KEEP_LAST + 1, "generations of " + g + ": " + remaining.size());
+      Set<String> referenced = new java.util.HashSet<>();
+      for (StoredGeneration r : remaining) {
+        Manifest m = verifyUnlessCollected(r);
+        if (m != null) {
+          m.files().forEach(f -> f.chunks().forEach(ch -> referenced.add(ch.sha256())));
+        }
+      }
+      java.time.Instant recent = java.time.Instant.now().minusSeconds(30);
+      long staleUnreferenced = reader.list(Layout.chunkPrefix(CLUSTER_ID, g.getUuid().toString())).stream()
+          .filter(o -> !referenced.contains(o.key().substring(o.key().lastIndexOf('/') + 1)))
+          .filter(o -> o.lastModified().isBefore(recent)).count();
+      assertEquals(0, staleUnreferenced, "old unreferenced chunks of " + g + " were collected");
+    }
+  }
+
+  private long newestIndex(RaftGroupId group) {
+    return generations(group).stream().mapToLong(g -> g.id().index()).max().orElse(-1);
+  }
+
+  /** Verifies a generation; null if garbage collection removed it meanwhile (its manifest is gone). */
+  private Manifest verifyUnlessCollected(StoredGeneration g) {
+    try {
+      return new GenerationReader(reader).verify(g.id());
+    } catch (dev.ratisoffload.store.StoreException e) {
+      if (reader.head(g.id().manifestKey()).isEmpty()) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  @Test
+  @Order(4)
   void aLeadershipTransferIsFollowedByGenerationsFromTheNewLeader() throws IOException {
     RaftGroupId group = cluster.groupIds().get(1);
     RaftPeerId oldLeader = cluster.leaderOf(group);
@@ -229,12 +281,12 @@ class ScheduledOffloadEndToEndTest {
     cluster.transferLeadership(group, newLeader);
     long term = cluster.server(newLeader).division(group).getInfo().getCurrentTerm();
     Await.until("a generation from " + newLeader + " in term " + term, WAIT, () -> generations(group).stream()
-        .map(g -> new GenerationReader(reader).readManifest(g.id()).publisher())
+        .map(this::verifyUnlessCollected).filter(java.util.Objects::nonNull).map(Manifest::publisher)
         .anyMatch(p -> p.peer().equals(newLeader.toString()) && p.leaderTerm() >= term));
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void aStoreOutageIsCountedAndPublishingResumesAfterIt() throws IOException {
     RaftGroupId group = cluster.groupIds().get(2);
     String uuid = group.getUuid().toString();
@@ -252,14 +304,48 @@ class ScheduledOffloadEndToEndTest {
     Await.until("publishing resumes after the store returns", WAIT, () -> generations(group).size() > before);
     Await.until("store_up is 1 again", WAIT, () -> metric(cluster.leaderOf(group), "ratis_offload_store_up", Map.of()) == 1.0);
     for (StoredGeneration g : generations(group)) {
-      new GenerationReader(reader).verify(g.id()); // nothing partial is visible
+      verifyUnlessCollected(g); // nothing partial is visible
     }
     assertTrue(logs.toString(StandardCharsets.UTF_8).contains("no generation was written"),
         "failures are logged as WARN lines");
   }
 
   @Test
-  @Order(5)
+  @Order(6)
+  void groupsAddedAtRunTimeArePublishedAndRemovedOnesDropped() throws IOException {
+    RaftGroup added = RaftGroup.valueOf(RaftGroupId.randomId(), cluster.peers());
+    String uuid = added.getGroupId().getUuid().toString();
+    try (KvClient admin = cluster.client(cluster.groupIds().get(0))) {
+      for (RaftPeerId peer : cluster.peerIds()) {
+        admin.raftClient().getGroupManagementApi(peer).add(added);
+      }
+    }
+    for (RaftPeerId peer : cluster.peerIds()) {
+      Await.until(peer + " schedules the new group", WAIT,
+          () -> metric(peer, "ratis_offload_published_total", Map.of("group", uuid)) >= 0);
+    }
+    RaftPeerId leader = Await.value("a leader of the new group", WAIT, () -> cluster.peerIds().stream()
+        .filter(p -> cluster.server(p).isReadyLeader(added.getGroupId())).findFirst());
+    try (KvClient client = new KvClient(added, leader)) {
+      for (int i = 0; i < 50; i++) {
+        client.put("added-" + i, "v" + i);
+      }
+      client.takeSnapshot(leader);
+    }
+    Await.until("a generation of the new group", WAIT, () -> !generations(added.getGroupId()).isEmpty());
+    try (KvClient admin = cluster.client(cluster.groupIds().get(0))) {
+      for (RaftPeerId peer : cluster.peerIds()) {
+        admin.raftClient().getGroupManagementApi(peer).remove(added.getGroupId(), true, false);
+      }
+    }
+    for (RaftPeerId peer : cluster.peerIds()) {
+      Await.until(peer + " drops the removed group's series", WAIT,
+          () -> metric(peer, "ratis_offload_published_total", Map.of("group", uuid)) == -1);
+    }
+  }
+
+  @Test
+  @Order(7)
   void aRestartWithoutNewWritesPublishesNothingNew() throws Exception {
     writing.set(false);
     writer.join(30_000);
@@ -275,8 +361,8 @@ class ScheduledOffloadEndToEndTest {
       Await.until("the final snapshot of " + group + " is published", WAIT,
           () -> generations(group).stream().anyMatch(g -> g.id().index() >= snapshot));
     }
-    Map<RaftGroupId, Integer> counts = new HashMap<>();
-    cluster.groupIds().forEach(g -> counts.put(g, generations(g).size()));
+    Map<RaftGroupId, Long> newest = new HashMap<>();
+    cluster.groupIds().forEach(g -> newest.put(g, newestIndex(g)));
     cluster.restartAll(StartupOption.RECOVER);
     cluster.awaitLeaders(RatisCluster.DEFAULT_TIMEOUT);
     for (RaftGroupId group : cluster.groupIds()) {
@@ -286,11 +372,11 @@ class ScheduledOffloadEndToEndTest {
           () -> metric(leader, "ratis_offload_skipped_total", Map.of("group", uuid, "reason", "unchanged")) >= 2);
       assertEquals(0.0, metric(leader, "ratis_offload_published_total", Map.of("group", uuid)));
     }
-    cluster.groupIds().forEach(g -> assertEquals(counts.get(g), generations(g).size()));
+    cluster.groupIds().forEach(g -> assertEquals(newest.get(g), newestIndex(g), "no newer generation of " + g));
   }
 
   @Test
-  @Order(6)
+  @Order(8)
   void noSecretAppearsInLogsOrErrors() {
     String wrongSecret = "wrong-secret-" + System.nanoTime();
     System.setProperty("aws.secretAccessKey", wrongSecret);

@@ -1,0 +1,189 @@
+package dev.ratisoffload.retention;
+
+import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.retention.RetentionPlan.Candidate;
+import dev.ratisoffload.store.DeleteRefusedException;
+import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Applies a {@link RetentionPolicy} to one group in two phases: first the manifests the policy expires
+ * (so those generations stop existing), then the chunks that no remaining manifest references and that
+ * are older than the grace period. It fails closed: a listing error, a manifest that cannot be read or
+ * verified, or a key under the manifest tree that is not a manifest stops the group's sweep before
+ * anything more is deleted, and the report says what was deleted and what was left.
+ */
+public final class GarbageCollector {
+
+  private final ObjectStore store;
+  private final GenerationReader reader;
+  private final Clock clock;
+
+  public GarbageCollector(ObjectStore store, Clock clock) {
+    this.store = store;
+    this.reader = new GenerationReader(store);
+    this.clock = clock;
+  }
+
+  /** The groups of a cluster that have generations, as lowercase UUIDs. */
+  public List<String> groups(String cluster) {
+    Set<String> groups = new java.util.TreeSet<>();
+    for (StoredGeneration g : reader.list(Layout.manifestPrefix(cluster))) {
+      groups.add(g.id().group());
+    }
+    return new ArrayList<>(groups);
+  }
+
+  /**
+   * Plans and, with {@code apply}, carries out garbage collection of one group. Without {@code apply}
+   * nothing is changed: the report says what would be deleted.
+   */
+  public GcReport collect(String cluster, String group, RetentionPolicy policy, boolean apply) {
+    GcReport report = new GcReport(cluster, group, apply);
+    try {
+      Map<GenerationId, Manifest> manifests = readAll(cluster, group);
+      Map<Candidate, GenerationId> ids = new HashMap<>();
+      List<Candidate> candidates = new ArrayList<>();
+      manifests.forEach((id, m) -> {
+        Candidate c = new Candidate(id.index(), id.term(), m.createdAt());
+        ids.put(c, id);
+        candidates.add(c);
+      });
+      RetentionPlan plan = RetentionPlan.of(candidates, policy);
+      plan.kept().forEach((c, reasons) -> report.kept.put(ids.get(c), reasons));
+      if (!policy.isEnabled()) {
+        return report;
+      }
+      for (Candidate c : plan.expired()) {
+        GenerationId id = ids.get(c);
+        if (apply) {
+          store.delete(id.manifestKey());
+        }
+        report.expiredManifests.add(id);
+        manifests.remove(id);
+      }
+      // Phase 2 re-reads the manifest listing: a generation published since phase 1 keeps its chunks.
+      Map<GenerationId, Manifest> remaining = apply ? readAll(cluster, group) : manifests;
+      Set<String> referenced = new HashSet<>();
+      remaining.values().forEach(m -> m.files().forEach(f -> f.chunks().forEach(ch -> referenced.add(ch.sha256()))));
+      Instant graceCutoff = clock.instant().minus(policy.chunkGrace());
+      for (ObjectInfo chunk : store.list(Layout.chunkPrefix(cluster, group))) {
+        String sha = chunk.key().substring(chunk.key().lastIndexOf('/') + 1);
+        if (referenced.contains(sha)) {
+          continue;
+        }
+        if (chunk.lastModified().isAfter(graceCutoff)) {
+          report.youngChunks++;
+          continue;
+        }
+        if (apply) {
+          try {
+            store.delete(chunk.key());
+          } catch (DeleteRefusedException refused) {
+            report.refusedDeletes++;
+            continue;
+          }
+        }
+        report.deletedChunks++;
+        report.deletedChunkBytes += chunk.size();
+      }
+    } catch (StoreException e) {
+      report.failure = e;
+    }
+    return report;
+  }
+
+  /** Reads and checks every manifest of the group; any defect stops the sweep. */
+  private Map<GenerationId, Manifest> readAll(String cluster, String group) {
+    String prefix = Layout.manifestPrefix(cluster, group);
+    Map<GenerationId, Manifest> manifests = new LinkedHashMap<>();
+    for (ObjectInfo object : store.list(prefix)) {
+      GenerationId id = Layout.parseManifestKey(object.key()).orElseThrow(() -> new IntegrityException(
+          "unexpected object " + object.key() + " among the manifests; garbage collection of group " + group
+              + " stopped so nothing is deleted on a misunderstanding; move or delete it by hand"));
+      manifests.put(id, reader.readManifest(id));
+    }
+    return manifests;
+  }
+
+  /** What one group's garbage collection did (or, without apply, would do). */
+  public static final class GcReport {
+    private final String cluster;
+    private final String group;
+    private final boolean applied;
+    private final Map<GenerationId, Set<String>> kept = new LinkedHashMap<>();
+    private final List<GenerationId> expiredManifests = new ArrayList<>();
+    private int deletedChunks;
+    private long deletedChunkBytes;
+    private int youngChunks;
+    private int refusedDeletes;
+    private StoreException failure;
+
+    GcReport(String cluster, String group, boolean applied) {
+      this.cluster = cluster;
+      this.group = group;
+      this.applied = applied;
+    }
+
+    public String cluster() {
+      return cluster;
+    }
+
+    public String group() {
+      return group;
+    }
+
+    /** False for a plan: nothing was deleted, the counts say what would be. */
+    public boolean applied() {
+      return applied;
+    }
+
+    /** Kept generations, newest first, with the rules that keep each. */
+    public Map<GenerationId, Set<String>> kept() {
+      return kept;
+    }
+
+    /** Generations whose manifests were (or would be) deleted, newest first. */
+    public List<GenerationId> expiredManifests() {
+      return expiredManifests;
+    }
+
+    public int deletedChunks() {
+      return deletedChunks;
+    }
+
+    public long deletedChunkBytes() {
+      return deletedChunkBytes;
+    }
+
+    /** Unreferenced chunks left because they are younger than the grace period. */
+    public int youngChunks() {
+      return youngChunks;
+    }
+
+    /** Deletes the store refused (object lock); skipped, not errors. */
+    public int refusedDeletes() {
+      return refusedDeletes;
+    }
+
+    /** Why the sweep stopped early; null if it completed. */
+    public StoreException failure() {
+      return failure;
+    }
+  }
+}

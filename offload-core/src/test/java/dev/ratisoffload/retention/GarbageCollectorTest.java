@@ -1,0 +1,106 @@
+package dev.ratisoffload.retention;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.format.CorruptManifestException;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.retention.RetentionPlan.Candidate;
+import dev.ratisoffload.store.InMemoryObjectStore;
+import dev.ratisoffload.store.ObjectInfo;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+class GarbageCollectorTest {
+
+  private final RetentionPropertiesTest.MutableClock clock =
+      new RetentionPropertiesTest.MutableClock(Instant.parse("2026-03-01T00:00:00Z"));
+  private final InMemoryObjectStore store = new InMemoryObjectStore(clock);
+  private final String group = UUID.randomUUID().toString();
+  private final RetentionPolicy keepTwo =
+      new RetentionPolicy(2, Duration.ZERO, 0, 0, 0, 0, Duration.ofMinutes(10));
+
+  private List<GenerationId> publishFive() {
+    List<GenerationId> ids = new ArrayList<>();
+    for (int i = 1; i <= 5; i++) {
+      clock.now = clock.now.plusSeconds(3600);
+      ids.add(RetentionPropertiesTest.publish(store, group, new Candidate(i * 10, 1, clock.now),
+          List.of(("unique-" + i).getBytes(), "shared".getBytes())));
+    }
+    clock.now = clock.now.plusSeconds(3600);
+    return ids;
+  }
+
+  private List<String> allKeys() {
+    return store.list("").stream().map(ObjectInfo::key).toList();
+  }
+
+  @Test
+  void withoutApplyNothingChanges() {
+    publishFive();
+    List<String> before = allKeys();
+    GarbageCollector.GcReport plan = new GarbageCollector(store, clock).collect("c", group, keepTwo, false);
+    assertEquals(3, plan.expiredManifests().size());
+    assertEquals(3, plan.deletedChunks(), "the plan names the three unique chunks of expired generations");
+    assertEquals(before, allKeys());
+  }
+
+  @Test
+  void appliesTheTwoPhases() {
+    List<GenerationId> ids = publishFive();
+    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group, keepTwo, true);
+    assertEquals(List.of(ids.get(2), ids.get(1), ids.get(0)), report.expiredManifests());
+    assertEquals(3, report.deletedChunks());
+    assertEquals(2, store.list(Layout.manifestPrefix("c", group)).size());
+    assertEquals(3, store.list(Layout.chunkPrefix("c", group)).size(), "two unique chunks and the shared one");
+  }
+
+  @Test
+  void youngUnreferencedChunksSurviveTheGracePeriod() {
+    publishFive();
+    clock.now = clock.now.minusSeconds(3600 - 60); // one minute after the last publish
+    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group,
+        new RetentionPolicy(1, Duration.ZERO, 0, 0, 0, 0, Duration.ofHours(2)), true);
+    assertEquals(4, report.expiredManifests().size());
+    assertEquals(3, report.deletedChunks(), "the unique chunks of generations 1-3 are over two hours old");
+    assertEquals(1, report.youngChunks(), "generation 4's unique chunk is not");
+  }
+
+  @Test
+  void aMalformedManifestStopsTheSweepAndLeavesEverything() {
+    List<GenerationId> ids = publishFive();
+    store.overwrite(ids.get(3).manifestKey(), "not a manifest".getBytes());
+    List<String> before = allKeys();
+    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group, keepTwo, true);
+    CorruptManifestException failure = assertInstanceOf(CorruptManifestException.class, report.failure());
+    assertTrue(failure.getMessage().contains(ids.get(3).manifestKey()), failure.getMessage());
+    assertEquals(before, allKeys(), "nothing was deleted");
+    assertTrue(report.expiredManifests().isEmpty());
+  }
+
+  @Test
+  void aStrangeKeyAmongManifestsStopsTheSweep() {
+    publishFive();
+    store.overwrite(Layout.manifestPrefix("c", group) + "stray-object", new byte[] {1});
+    List<String> before = allKeys();
+    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group, keepTwo, true);
+    assertTrue(report.failure().getMessage().contains("stray-object"), report.failure().getMessage());
+    assertEquals(before, allKeys());
+  }
+
+  @Test
+  void noRuleKeepsEverything() {
+    publishFive();
+    List<String> before = allKeys();
+    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group,
+        RetentionPolicy.keepAll(), true);
+    assertEquals(5, report.kept().size());
+    assertEquals(before, allKeys());
+  }
+}
