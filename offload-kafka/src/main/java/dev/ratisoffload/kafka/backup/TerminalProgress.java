@@ -2,7 +2,7 @@ package dev.ratisoffload.kafka.backup;
 
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
 import dev.ratisoffload.kafka.format.SegmentHeader;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -13,19 +13,19 @@ import java.util.Locale;
 public final class TerminalProgress implements BackupListener {
 
   private static final long QUIET_NANOS = Duration.ofSeconds(30).toNanos();
-  private final PrintStream out;
+  private final PrintWriter out;
   private final boolean interactive;
   private int linesDrawn;
   private long lastLine;
 
-  public TerminalProgress(PrintStream out, boolean interactive) {
+  public TerminalProgress(PrintWriter out, boolean interactive) {
     this.out = out;
     this.interactive = interactive;
   }
 
   /** On standard error; redrawn in place when the process has a terminal (System.console()). */
   public static TerminalProgress forStandardError() {
-    return new TerminalProgress(System.err, System.console() != null);
+    return new TerminalProgress(new PrintWriter(System.err, true), System.console() != null);
   }
 
   @Override
@@ -34,6 +34,7 @@ public final class TerminalProgress implements BackupListener {
       redraw(p);
     } else if (lastLine == 0 || System.nanoTime() - lastLine >= QUIET_NANOS) {
       out.println(summaryLine(p));
+      out.flush();
       lastLine = System.nanoTime();
     }
   }

@@ -3,9 +3,8 @@ package dev.ratisoffload.kafka.backup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -19,11 +18,11 @@ class TerminalProgressTest {
 
   @Test
   void aTerminalGetsOneLinePerPartitionRedrawnInPlace() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    TerminalProgress progress = new TerminalProgress(new PrintStream(bytes, true, StandardCharsets.UTF_8), true);
+    StringWriter bytes = new StringWriter();
+    TerminalProgress progress = new TerminalProgress(new PrintWriter(bytes), true);
     progress.progress(PROGRESS);
     progress.progress(PROGRESS);
-    String out = bytes.toString(StandardCharsets.UTF_8);
+    String out = bytes.toString();
     assertTrue(out.contains("orders: 1,510 records, 3.0 MiB read in 12s, lag 40, 2 partitions"), out);
     assertTrue(out.contains("orders/0     records          1,500     3.0 MiB  lag           40"), out);
     assertTrue(out.contains("lag            ?"), out);
@@ -32,10 +31,10 @@ class TerminalProgressTest {
 
   @Test
   void elsewhereOneSummaryLineAtMostEveryThirtySeconds() {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    TerminalProgress progress = new TerminalProgress(new PrintStream(bytes, true, StandardCharsets.UTF_8), false);
+    StringWriter bytes = new StringWriter();
+    TerminalProgress progress = new TerminalProgress(new PrintWriter(bytes), false);
     progress.progress(PROGRESS);
     progress.progress(PROGRESS);
-    assertEquals(1, bytes.toString(StandardCharsets.UTF_8).lines().count());
+    assertEquals(1, bytes.toString().lines().count());
   }
 }
