@@ -18,9 +18,11 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = OffloadCommand.Version.class,
     description = "Lists, verifies and restores the Ratis snapshot generations that the offload plugin "
-        + "publishes, and reports how fresh they are; backs up Kafka topics into the same store (offload kafka).",
+        + "publishes, reports how fresh they are, and collects garbage; backs up Kafka topics into the same "
+        + "store (offload kafka).",
     subcommands = {ListCommand.class, VerifyCommand.class, RestoreCommand.class, StatusCommand.class,
-        KafkaCommand.class, CommandLine.HelpCommand.class},
+        GcCommand.class, KafkaCommand.class,
+        CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes (every subcommand):%n",
     footer = {
         "  0  success",
@@ -97,7 +99,7 @@ public final class OffloadCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a subcommand is required: list, verify, restore, status or kafka");
+        "a subcommand is required: list, verify, restore, status, gc or kafka");
   }
 
   static final class Version implements CommandLine.IVersionProvider {
