@@ -107,6 +107,7 @@ class DocumentationDriftTest {
 
   private static final Pattern COMMAND_LINE = Pattern.compile("(?m)^\\s*(?:scripts/)?offload ([a-z]+)((?:[^\\n]*\\\\\\n)*[^\\n]*)");
   private static final Pattern FLAG = Pattern.compile("(?<![\\w-])--[a-z][a-z0-9-]*");
+  private static final Pattern NESTED = Pattern.compile("\\s+([a-z]+)\\b");
 
   /** Every flag used in a documented {@code offload <command> ...} line is an option of that command. */
   @Test
@@ -121,12 +122,22 @@ class DocumentationDriftTest {
         if (sub == null) {
           continue; // prose such as "offload is ..." is not a command line
         }
-        Matcher flag = FLAG.matcher(line.group(2));
+        String rest = line.group(2);
+        String name = line.group(1);
+        // Nested commands, such as "offload kafka backup": the flags are the innermost command's.
+        Matcher word = NESTED.matcher(rest);
+        while (word.lookingAt() && sub.getSubcommands().containsKey(word.group(1))) {
+          name = name + " " + word.group(1);
+          sub = sub.getSubcommands().get(word.group(1));
+          rest = rest.substring(word.end());
+          word = NESTED.matcher(rest);
+        }
+        Matcher flag = FLAG.matcher(rest);
         while (flag.find()) {
           checked++;
           if (sub.getCommandSpec().findOption(flag.group()) == null
               && offload.getCommandSpec().findOption(flag.group()) == null) {
-            problems.add(ProjectFiles.root().relativize(doc) + ": offload " + line.group(1) + " " + flag.group());
+            problems.add(ProjectFiles.root().relativize(doc) + ": offload " + name + " " + flag.group());
           }
         }
       }
