@@ -21,7 +21,6 @@ import dev.ratisoffload.kafka.read.VerifyReport;
 import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.testkit.Await;
-import dev.ratisoffload.testkit.EmbeddedKafka;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,9 +36,8 @@ import java.util.Map;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -48,19 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FollowAndRecreateTest {
 
-  private static EmbeddedKafka kafka;
-
-  @BeforeAll
-  static void start() throws Exception {
-    kafka = EmbeddedKafka.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (kafka != null) {
-      kafka.close();
-    }
-  }
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void followingStoresRecordsProducedAfterItStartedAndAFollowerReadsThemInOrder(@TempDir Path dir)

@@ -16,7 +16,6 @@ import dev.ratisoffload.kafka.read.OffsetRange;
 import dev.ratisoffload.kafka.read.VerifyReport;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.testkit.Await;
-import dev.ratisoffload.testkit.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,9 +33,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,19 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HolesTest {
 
-  private static EmbeddedKafka kafka;
-
-  @BeforeAll
-  static void start() throws Exception {
-    kafka = EmbeddedKafka.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (kafka != null) {
-      kafka.close();
-    }
-  }
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void aCompactedTopicBacksUpWithItsHoles(@TempDir Path dir) throws Exception {

@@ -13,7 +13,6 @@ import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
 import dev.ratisoffload.kafka.read.VerifyReport;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.testkit.Await;
-import dev.ratisoffload.testkit.EmbeddedKafka;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,9 +27,8 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -40,19 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class InterruptedBackupTest {
 
-  private static EmbeddedKafka kafka;
-
-  @BeforeAll
-  static void start() throws Exception {
-    kafka = EmbeddedKafka.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (kafka != null) {
-      kafka.close();
-    }
-  }
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void killedMidwayThenRunAgainStoresEveryRecordOnce(@TempDir Path dir) throws Exception {
@@ -154,7 +141,7 @@ class InterruptedBackupTest {
     produce(kafka, topic, partitions, perPartition, produced, random);
   }
 
-  static void produce(EmbeddedKafka kafka, String topic, int partitions, int perPartition, Produced produced,
+  static void produce(KafkaBroker kafka, String topic, int partitions, int perPartition, Produced produced,
       Random random) throws Exception {
     List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
     for (int i = 0; i < perPartition; i++) {

@@ -11,14 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code offload gc}: applies a retention policy to a cluster's groups. Prints the plan (what is kept
@@ -38,22 +34,10 @@ import picocli.CommandLine.Spec;
     footer = {
         "  offload gc --store s3://backups/ratis --cluster orders-prod --keep-last 8 --keep-daily 14",
         "  offload gc --store s3://backups/ratis --cluster orders-prod --keep-within 7d --apply --json"})
-final class GcCommand implements Callable<Integer>, ErrorReporter.Advising {
-
-  @ParentCommand
-  private OffloadCommand parent;
-
-  @Spec
-  private CommandSpec spec;
-
-  @Mixin
-  private StoreOptions storeOptions;
+final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;
-
-  @Mixin
-  private OutputOptions output;
 
   @Option(names = "--keep-last", paramLabel = "N", description = "Keep the newest N generations of each group.")
   private int keepLast;
@@ -102,7 +86,7 @@ final class GcCommand implements Callable<Integer>, ErrorReporter.Advising {
           "--cluster is required: garbage collection works on one cluster at a time");
     }
     RetentionPolicy policy = policy();
-    try (ObjectStore store = parent.openStore(storeOptions)) {
+    try (ObjectStore store = openStore()) {
       GarbageCollector collector = new GarbageCollector(store, parent.clock());
       List<String> groups = selection.groups().isEmpty()
           ? collector.groups(selection.cluster()) : new ArrayList<>(selection.groups());

@@ -19,14 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /** {@code offload kafka backup}: one topic into the store, once or following it until stopped. */
 @Command(name = "backup",
@@ -48,19 +45,10 @@ import picocli.CommandLine.Spec;
         "  offload kafka backup --bootstrap-server kafka1:9092 --topic orders --follow \\",
         "      --command-config client.properties --store file:///mnt/backups \\",
         "      --cluster orders-prod"})
-final class KafkaBackupCommand implements Callable<Integer>, ErrorReporter.Advising {
+final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @ParentCommand
   private KafkaCommand kafka;
-
-  @Spec
-  private CommandSpec spec;
-
-  @Mixin
-  private StoreOptions storeOptions;
-
-  @Mixin
-  private OutputOptions output;
 
   @Mixin
   private ProgressOptions progress;
@@ -114,15 +102,20 @@ final class KafkaBackupCommand implements Callable<Integer>, ErrorReporter.Advis
   private boolean acceptRecreatedTopic;
 
   @Override
+  OffloadCommand offload() {
+    return kafka.parent;
+  }
+
+  @Override
   public Integer call() {
     BackupSettings settings = settings();
-    try (ObjectStore store = kafka.parent.openStore(storeOptions)) {
+    try (ObjectStore store = openStore()) {
       KafkaTopicBackup backup = new KafkaTopicBackup(settings, store, listener());
       StopSignals.onTermOrInt(backup::requestStop);
       BackupSummary summary = backup.run();
       print(summary);
       if (summary.ending() == BackupSummary.Ending.STOPPED && !follow) {
-        spec.commandLine().getErr().println("offload kafka backup: stopped by a signal before catching up; what was"
+        err().println("offload kafka backup: stopped by a signal before catching up; what was"
             + " read is stored and every chain is intact. Run the same command again to continue");
         return ExitCodes.UNAVAILABLE;
       }
@@ -175,7 +168,7 @@ final class KafkaBackupCommand implements Callable<Integer>, ErrorReporter.Advis
   }
 
   private void print(BackupSummary summary) {
-    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter out = out();
     if (output.json) {
       Json.print(out, summary);
       return;

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ratisoffload.kafka.InMemoryObjectStore;
 import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.Codec;
 import dev.ratisoffload.kafka.format.KafkaLayout;
@@ -16,6 +15,7 @@ import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.format.TopicManifestCodec;
 import dev.ratisoffload.store.Content;
+import dev.ratisoffload.store.InMemoryObjectStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;

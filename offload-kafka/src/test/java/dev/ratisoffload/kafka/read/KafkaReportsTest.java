@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ratisoffload.kafka.InMemoryObjectStore;
 import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
@@ -16,6 +15,7 @@ import dev.ratisoffload.kafka.format.TimestampKind;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.format.TopicManifestCodec;
 import dev.ratisoffload.store.Content;
+import dev.ratisoffload.store.InMemoryObjectStore;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
