@@ -24,6 +24,7 @@ import java.util.Set;
  * --only a,b          run only these benchmarks: publish (with incremental), cost, scale
  * --work DIR          where to keep data and the participants' logs (default: a new temporary directory)
  * --keep              keep the work directory
+ * --rate N            client writes per second of the cost benchmark
  * --profile           record JFR profiles of the publishing and restoring processes in the work directory
  * </pre>
  *
@@ -60,6 +61,7 @@ public final class Benchmarks {
     Path work = null;
     boolean keep = false;
     boolean profile = false;
+    int rate = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--size" -> sizeName = args[++i];
@@ -67,9 +69,10 @@ public final class Benchmarks {
         case "--work" -> work = Path.of(args[++i]);
         case "--keep" -> keep = true;
         case "--profile" -> profile = true;
+        case "--rate" -> rate = Integer.parseInt(args[++i]);
         default -> {
           out.println("unknown option " + args[i]
-              + "; usage: --size small|full [--only publish,cost,scale] [--work DIR] [--keep] [--profile]");
+              + "; usage: --size small|full [--only publish,cost,scale] [--work DIR] [--keep] [--rate N] [--profile]");
           return 2;
         }
       }
@@ -81,7 +84,11 @@ public final class Benchmarks {
     boolean ownsWork = work == null;
     work = ownsWork ? Files.createTempDirectory("offload-bench-") : Files.createDirectories(work);
     try {
-      new Benchmarks(out, Size.of(sizeName), only, work, profile).runAll();
+      Size size = Size.of(sizeName);
+      if (rate > 0) {
+        size = size.withLoadRate(rate);
+      }
+      new Benchmarks(out, size, only, work, profile).runAll();
       return 0;
     } finally {
       if (ownsWork && !keep && !profile) {

@@ -23,6 +23,10 @@ record Size(String name, int files, long snapshotBytes, int reps, int groups, in
     };
   }
 
+  Size withLoadRate(int rate) {
+    return new Size(name, files, snapshotBytes, reps, groups, rate);
+  }
+
   long bytesPerFile() {
     return snapshotBytes / files;
   }
