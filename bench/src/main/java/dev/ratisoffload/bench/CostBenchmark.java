@@ -40,10 +40,11 @@ final class CostBenchmark {
     try (ChildJvm group = ChildJvm.start("3-peer group", List.of("-Xmx1g"), ClusterLoad.class,
         work.resolve("cost-cluster.log"), work.resolve("cost-cluster").toString())) {
       group.call("init " + size.files() + " " + size.bytesPerFile() + " 7");
-      group.call("idle 3 " + rate); // warm-up, discarded
+      boolean small = size.name().equals("small");
+      group.call("idle " + (small ? 1 : 3) + " " + rate); // warm-up, discarded
       List<Long> idle = new ArrayList<>();
       List<Long> publishing = new ArrayList<>();
-      double idleSeconds = 5;
+      double idleSeconds = small ? 2 : 5;
       for (int r = 1; r <= size.reps(); r++) {
         Map<String, String> i = group.call("idle " + idleSeconds + " " + rate);
         idle.addAll(latencies(i));
@@ -55,7 +56,7 @@ final class CostBenchmark {
         out.printf("  cost run %d: without publishing p50 %.1f ms p99 %.1f ms (%s writes); while publishing"
                 + " (%.1f s) p50 %.1f ms p99 %.1f ms (%s writes)%n", r, num(i, "p50ms"), num(i, "p99ms"),
             i.get("writes"), num(p, "publishSeconds"), num(p, "p50ms"), num(p, "p99ms"), p.get("writes"));
-        idleSeconds = Math.max(5, num(p, "publishSeconds"));
+        idleSeconds = Math.max(idleSeconds, num(p, "publishSeconds"));
       }
       double idleP99 = p99(idle);
       double busyP99 = p99(publishing);

@@ -38,8 +38,8 @@ final class ScaleBenchmark {
   void run() throws Exception {
     int groups = size.groups();
     // First passes spread over the jitter; the next (idle) pass comes one interval later.
-    String interval = groups >= 500 ? "90s" : "20s";
-    String jitter = groups >= 500 ? "10s" : "5s";
+    String interval = groups >= 500 ? "90s" : "10s";
+    String jitter = groups >= 500 ? "10s" : "2s";
     s3.createBucket("scale");
     try (ChildJvm peer = ChildJvm.start("scale peer", List.of("-Xmx2g", "-Xss512k"), ScaleRun.class,
         work.resolve("scale-peer.log"), work.resolve("scale-peer").toString())) {
