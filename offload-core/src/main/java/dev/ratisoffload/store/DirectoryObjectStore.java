@@ -121,7 +121,7 @@ public final class DirectoryObjectStore implements ObjectStore {
     List<ObjectInfo> objects = new ArrayList<>();
     try (Stream<Path> files = Files.walk(start)) {
       files.filter(Files::isRegularFile)
-          .filter(path -> !isTemporary(path))
+          .filter(path -> !isTemporary(root.relativize(path)))
           .forEach(path -> {
             String key = root.relativize(path).toString().replace('\\', '/');
             if (key.startsWith(prefix)) {
@@ -160,8 +160,9 @@ public final class DirectoryObjectStore implements ObjectStore {
     return path;
   }
 
-  private static boolean isTemporary(Path path) {
-    for (Path part : path) {
+  /** Whether a path relative to the root names a temporary file (the root's own path may hold dots). */
+  private static boolean isTemporary(Path relative) {
+    for (Path part : relative) {
       if (part.toString().startsWith(".")) {
         return true;
       }

@@ -77,6 +77,14 @@ class DirectoryObjectStoreTest extends ObjectStoreContract {
   }
 
   @Test
+  void aRootInsideAHiddenDirectoryListsItsObjects() throws IOException {
+    DirectoryObjectStore hidden = new DirectoryObjectStore(Files.createDirectories(root.resolve(".backups/store")));
+    hidden.putIfAbsent("ratis/a", Content.of(bytes("v")));
+    assertEquals(java.util.List.of("ratis/a"),
+        hidden.list("ratis/").stream().map(ObjectInfo::key).toList());
+  }
+
+  @Test
   void aFailedWriteLeavesNothingAtTheKey() {
     Content failing = new Content() {
       @Override

@@ -38,19 +38,27 @@ final class ConfigValues {
   }
 
   static int positiveInt(RaftProperties p, String key, int defaultValue) {
+    return intAtLeast(p, key, defaultValue, 1, "expected a positive whole number");
+  }
+
+  static int nonNegativeInt(RaftProperties p, String key) {
+    return intAtLeast(p, key, 0, 0, "expected 0 (off) or a positive whole number");
+  }
+
+  private static int intAtLeast(RaftProperties p, String key, int defaultValue, int min, String expected) {
     String value = optional(p, key);
     if (value == null) {
       return defaultValue;
     }
     try {
       int parsed = Integer.parseInt(value);
-      if (parsed > 0) {
+      if (parsed >= min) {
         return parsed;
       }
     } catch (NumberFormatException ignored) {
       // reported below
     }
-    throw invalid(key, value, "expected a positive whole number");
+    throw invalid(key, value, expected);
   }
 
   static long size(RaftProperties p, String key, SizeInBytes defaultValue) {
@@ -76,22 +84,6 @@ final class ConfigValues {
     } catch (RuntimeException e) {
       throw invalid(key, value, "expected a duration such as 100ms, 30s, 15min or 24h");
     }
-  }
-
-  static int nonNegativeInt(RaftProperties p, String key) {
-    String value = optional(p, key);
-    if (value == null) {
-      return 0;
-    }
-    try {
-      int parsed = Integer.parseInt(value);
-      if (parsed >= 0) {
-        return parsed;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
-    }
-    throw invalid(key, value, "expected 0 (off) or a positive whole number");
   }
 
   static TimeDuration nonNegativeDuration(RaftProperties p, String key, TimeDuration defaultValue) {

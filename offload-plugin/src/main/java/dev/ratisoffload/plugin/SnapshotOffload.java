@@ -1,37 +1,23 @@
 package dev.ratisoffload.plugin;
 
-import dev.ratisoffload.format.GenerationReader;
-import dev.ratisoffload.format.Manifest;
-import dev.ratisoffload.publish.Fence;
 import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
-import dev.ratisoffload.publish.SnapshotSource;
 import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreException;
 import dev.ratisoffload.store.Stores;
 import io.prometheus.client.CollectorRegistry;
-import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.Supplier;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.statemachine.SnapshotInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,22 +40,19 @@ public final class SnapshotOffload implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotOffload.class);
   private static final long CLOSE_WAIT_SECONDS = 30;
-  private static final long SNAPSHOT_REQUEST_TIMEOUT_MS = 60_000;
 
   private final RaftServer server;
   private final OffloadSettings settings;
   private final ObjectStore store;
   private final boolean ownsStore;
-  private final GenerationPublisher publisher;
+  private final LeaderPublish leaderPublish;
   private final ExecutorService uploads;
   private final ExecutorService workers;
   private final OffloadMetrics metrics;
   private final Clock clock;
   private final PublishScheduler scheduler;
   private final Map<RaftGroupId, GroupState> groups = new ConcurrentHashMap<>();
-  /** Readers: manifest writes. Writer: close, so that no manifest is written after close returns. */
-  private final ReadWriteLock manifestGate = new ReentrantReadWriteLock();
-  private volatile boolean closed;
+  private final ShutdownGate shutdown = new ShutdownGate();
 
   private SnapshotOffload(Builder b, OffloadSettings settings) {
     this.server = b.server;
@@ -80,8 +63,8 @@ public final class SnapshotOffload implements AutoCloseable {
         PublishScheduler.daemon("offload-upload"));
     this.workers = Executors.newFixedThreadPool(settings.concurrency(),
         PublishScheduler.daemon("offload-publish"));
-    this.publisher = new GenerationPublisher(store, settings.chunking(), uploads,
-        settings.uploadParallelism() * 2, b.clock);
+    this.leaderPublish = new LeaderPublish(server, settings, store, new GenerationPublisher(store,
+        settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock), shutdown);
     this.metrics = new OffloadMetrics(b.registry);
     this.clock = b.clock;
     this.scheduler = b.scheduled
@@ -176,7 +159,8 @@ public final class SnapshotOffload implements AutoCloseable {
 
   /** Proves the store writable under its prefix with a probe object, written and removed. */
   private void preflight() {
-    String probe = "ratis/probes/" + settings.clusterId() + "/" + server.getId() + "-" + System.nanoTime();
+    String peer = server.getId().toString().replaceAll("[^A-Za-z0-9_=-]", "_");
+    String probe = "ratis/probes/" + settings.clusterId() + "/" + peer + "-" + System.nanoTime();
     try {
       store.putIfAbsent(probe, dev.ratisoffload.store.Content.of(new byte[] {1}));
       store.delete(probe);
@@ -210,7 +194,7 @@ public final class SnapshotOffload implements AutoCloseable {
 
   /** Publishes the group's latest snapshot if this peer leads the group and it is not yet stored. */
   public PublishResult publishNow(RaftGroupId groupId) {
-    if (closed) {
+    if (shutdown.isClosed()) {
       return new PublishResult.Skipped(SkipReason.CLOSED, "offload is closed");
     }
     GroupState state = groups.computeIfAbsent(groupId, id -> new GroupState());
@@ -221,7 +205,7 @@ public final class SnapshotOffload implements AutoCloseable {
       return busy;
     }
     try {
-      PublishResult result = publishLocked(groupId, state);
+      PublishResult result = leaderPublish.publish(groupId, state);
       metrics.record(group, result);
       if (result instanceof PublishResult.Published && settings.retention().isEnabled()) {
         collectGarbage(group);
@@ -238,56 +222,6 @@ public final class SnapshotOffload implements AutoCloseable {
     }
   }
 
-  private PublishResult publishLocked(RaftGroupId groupId, GroupState state) {
-    RaftServer.Division division;
-    try {
-      division = server.getDivision(groupId);
-    } catch (IOException e) {
-      return new PublishResult.Skipped(SkipReason.NOT_LEADER, "group is not hosted here: " + e.getMessage());
-    }
-    DivisionInfo info = division.getInfo();
-    if (!info.isLeader()) {
-      return new PublishResult.Skipped(SkipReason.NOT_LEADER, "leader is " + info.getLeaderId());
-    }
-    if (!info.isLeaderReady()) {
-      return new PublishResult.Skipped(SkipReason.LEADER_NOT_READY, "leader has not committed in its term");
-    }
-    long term = info.getCurrentTerm();
-    SnapshotInfo snapshot = freshSnapshot(groupId, division);
-    if (snapshot == null || snapshot.getFiles() == null || snapshot.getFiles().isEmpty()) {
-      return new PublishResult.Skipped(SkipReason.NO_SNAPSHOT, "the state machine has no snapshot");
-    }
-    String group = groupId.getUuid().toString();
-    try {
-      long published = state.highWater(() -> new GenerationReader(store).newest(settings.clusterId(), group)
-          .map(g -> g.id().index()).orElse(-1L));
-      if (snapshot.getIndex() <= published) {
-        return new PublishResult.Skipped(SkipReason.UNCHANGED,
-            "snapshot " + snapshot.getIndex() + " is already published");
-      }
-      Path groupDir = division.getRaftStorage().getStorageDir().getRoot().toPath().toAbsolutePath().normalize();
-      Path spool = settings.spoolDir() == null
-          ? groupDir.resolve("offload-spool")
-          : settings.spoolDir().toPath().resolve(group);
-      SnapshotPin.clear(spool);
-      try (SnapshotPin pin = SnapshotPin.pin(snapshot, groupDir, spool)) {
-        SnapshotSource source = new SnapshotSource(settings.clusterId(), group, snapshot.getTerm(),
-            snapshot.getIndex(), peersOf(division), new Manifest.Publisher(server.getId().toString(), term),
-            pin.files());
-        PublishResult result = publisher.publish(source, new LeaderFence(division, term));
-        if (result instanceof PublishResult.Published) {
-          state.published(snapshot.getIndex());
-        }
-        return result;
-      }
-    } catch (SnapshotPin.SnapshotGoneException e) {
-      return new PublishResult.Skipped(SkipReason.SNAPSHOT_REPLACED, e.getMessage());
-    } catch (IOException | RuntimeException e) {
-      return new PublishResult.Failed("publishing snapshot " + snapshot.getIndex() + " (term "
-          + snapshot.getTerm() + ") of group " + group + " failed: " + e.getMessage(), e);
-    }
-  }
-
   /** Applies the retention policy to a group this peer just published, still holding its lock. */
   private void collectGarbage(String group) {
     GarbageCollector.GcReport report =
@@ -301,66 +235,6 @@ public final class SnapshotOffload implements AutoCloseable {
           group, report.expiredManifests().size(), report.deletedChunks(), report.deletedChunkBytes(),
           report.kept().size());
     }
-  }
-
-  /**
-   * The latest snapshot, after asking Ratis for a new one when {@code offload.snapshot.trigger-gap}
-   * entries or more were applied since it.
-   */
-  private SnapshotInfo freshSnapshot(RaftGroupId groupId, RaftServer.Division division) {
-    SnapshotInfo latest = division.getStateMachine().getLatestSnapshot();
-    long gap = settings.snapshotTriggerGap();
-    long snapshotIndex = latest == null ? -1 : latest.getIndex();
-    if (gap > 0 && division.getInfo().getLastAppliedIndex() - snapshotIndex >= gap) {
-      try {
-        server.snapshotManagement(org.apache.ratis.protocol.SnapshotManagementRequest.newCreate(
-            org.apache.ratis.protocol.ClientId.randomId(), server.getId(), groupId, 0,
-            SNAPSHOT_REQUEST_TIMEOUT_MS, gap));
-        return division.getStateMachine().getLatestSnapshot();
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("group {}: could not ask Ratis for a new snapshot ({}); publishing the latest one",
-            groupId.getUuid(), e.toString());
-      }
-    }
-    return latest;
-  }
-
-  /** Stops a publish whose peer is no longer leader in its term, or when offload closes. */
-  private final class LeaderFence implements Fence {
-    private final RaftServer.Division division;
-    private final long term;
-
-    LeaderFence(RaftServer.Division division, long term) {
-      this.division = division;
-      this.term = term;
-    }
-
-    @Override
-    public SkipReason check() {
-      if (closed) {
-        return SkipReason.CLOSED;
-      }
-      DivisionInfo now = division.getInfo();
-      return now.isLeader() && now.getCurrentTerm() == term ? null : SkipReason.LEADERSHIP_LOST;
-    }
-
-    @Override
-    public <T> T exclusive(Supplier<T> checkAndWrite) {
-      manifestGate.readLock().lock();
-      try {
-        return checkAndWrite.get();
-      } finally {
-        manifestGate.readLock().unlock();
-      }
-    }
-  }
-
-  private static List<Manifest.Peer> peersOf(RaftServer.Division division) {
-    List<Manifest.Peer> peers = new ArrayList<>();
-    for (RaftPeer peer : division.getRaftConf().getCurrentPeers()) {
-      peers.add(new Manifest.Peer(peer.getId().toString(), peer.getAddress()));
-    }
-    return peers;
   }
 
   private void log(RaftGroupId groupId, PublishResult result) {
@@ -381,13 +255,10 @@ public final class SnapshotOffload implements AutoCloseable {
    */
   @Override
   public void close() {
-    closed = true;
+    shutdown.close(); // waits for a manifest being written; every later fence check fails
     if (scheduler != null) {
       scheduler.close();
     }
-    // Wait for a manifest being written; every later fence check sees `closed`.
-    manifestGate.writeLock().lock();
-    manifestGate.writeLock().unlock();
     workers.shutdown();
     try {
       if (!workers.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {

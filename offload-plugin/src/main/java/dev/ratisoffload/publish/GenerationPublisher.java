@@ -93,6 +93,13 @@ public final class GenerationPublisher {
     });
   }
 
+  /** Ends the reading of a file once the fence has stopped the publish. */
+  private static final class Stopped extends IOException {
+    Stopped() {
+      super("stopped by the fence");
+    }
+  }
+
   /** The state of one publish: chunks in flight, counters, and whether the fence stopped it. */
   private final class Upload {
     private final SnapshotSource source;
@@ -121,10 +128,13 @@ public final class GenerationPublisher {
           size[0] += chunk.length;
           String chunkSha = Hashes.sha256Hex(chunk);
           chunks.add(new Manifest.ChunkRef(chunkSha, chunk.length));
-          if (stopped == null) {
-            submit(chunkSha, chunk);
+          submit(chunkSha, chunk);
+          if (stopped != null) {
+            throw new Stopped();
           }
         });
+      } catch (Stopped stop) {
+        return null; // the caller sees `stopped`; this file's entry is never used
       }
       String md5Hex = Hashes.hex(md5.digest());
       if (file.expectedMd5() != null && !file.expectedMd5().equals(md5Hex)) {

@@ -182,8 +182,7 @@ abstract class PublishEndToEndContract {
     }
     PublishResult result = publishing.get(60, TimeUnit.SECONDS);
     assertEquals(SkipReason.LEADERSHIP_LOST, assertInstanceOf(PublishResult.Skipped.class, result).reason());
-    assertTrue(store.list(Layout.manifestPrefix(CLUSTER_ID, group.getUuid().toString())).stream()
-        .noneMatch(o -> o.key().contains(String.format("%019d", index))), "no manifest for index " + index);
+    assertNoManifestAt(group, index);
     // The new leader publishes its own snapshot.
     long newIndex = cluster.snapshot(group);
     PublishResult.Published fromNewLeader = assertInstanceOf(PublishResult.Published.class,
@@ -232,9 +231,13 @@ abstract class PublishEndToEndContract {
     }
     PublishResult result = publishing.get(60, TimeUnit.SECONDS);
     assertTrue(!(result instanceof PublishResult.Published), "published after close: " + result);
+    assertNoManifestAt(group, index);
+    held.close();
+  }
+
+  void assertNoManifestAt(RaftGroupId group, long index) {
     assertTrue(store.list(Layout.manifestPrefix(CLUSTER_ID, group.getUuid().toString())).stream()
         .noneMatch(o -> o.key().contains(String.format("%019d", index))), "no manifest for index " + index);
-    held.close();
   }
 
   byte[] readAll(String key) throws IOException {

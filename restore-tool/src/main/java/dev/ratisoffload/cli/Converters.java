@@ -1,0 +1,112 @@
+package dev.ratisoffload.cli;
+
+import dev.ratisoffload.format.ManifestRules;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.apache.ratis.util.TimeDuration;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/** Parsers for the flags' values; each failure names what was expected. */
+final class Converters {
+
+  private Converters() {}
+
+  /** An ISO-8601 instant ({@code 2026-05-01T12:00:00Z}), with an offset, or a date (its start, UTC). */
+  static final class Time implements ITypeConverter<Instant> {
+    @Override
+    public Instant convert(String text) {
+      try {
+        return OffsetDateTime.parse(text).toInstant();
+      } catch (DateTimeException ignored) {
+        // try a date
+      }
+      try {
+        return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
+      } catch (DateTimeException e) {
+        throw new TypeConversionException("'" + text + "' is not a time: expected an ISO-8601 instant "
+            + "such as 2026-05-01T12:00:00Z or a date such as 2026-05-01 (its start, UTC)");
+      }
+    }
+  }
+
+  /** A duration as Ratis writes them: {@code 100ms}, {@code 30s}, {@code 15min}, {@code 24h}. */
+  static final class RatisDuration implements ITypeConverter<Duration> {
+    private static final Pattern WITH_UNIT = Pattern.compile("\\s*[0-9]+\\s*[A-Za-z]+\\s*");
+
+    @Override
+    public Duration convert(String text) {
+      try {
+        if (WITH_UNIT.matcher(text).matches()) {
+          long millis = TimeDuration.valueOf(text, TimeUnit.MILLISECONDS).toLong(TimeUnit.MILLISECONDS);
+          if (millis > 0) {
+            return Duration.ofMillis(millis);
+          }
+        }
+      } catch (RuntimeException ignored) {
+        // reported below
+      }
+      throw new TypeConversionException("'" + text + "' is not a duration: expected a positive number "
+          + "with a unit, such as 100ms, 30s, 15min or 24h");
+    }
+  }
+
+  /** A group's UUID, in any case; written lowercase as Ratis names its directory. */
+  static final class Group implements ITypeConverter<String> {
+    @Override
+    public String convert(String text) {
+      try {
+        return ManifestRules.requireGroupUuid(UUID.fromString(text.trim()).toString());
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException("'" + text + "' is not a group id: expected its UUID, "
+            + "e.g. 02511d47-d67c-49a3-9011-abb3109a44c1");
+      }
+    }
+  }
+
+  /** A cluster id as the plugin's offload.cluster.id accepts it. */
+  static final class Cluster implements ITypeConverter<String> {
+    @Override
+    public String convert(String text) {
+      try {
+        return ManifestRules.requireClusterId(text);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
+  /** {@code id=host:port,id=host:port}: new addresses for peers, by id. */
+  static final class Peers implements ITypeConverter<Map<String, String>> {
+    private static final Pattern ADDRESS = Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):([0-9]{1,5})");
+
+    @Override
+    public Map<String, String> convert(String text) {
+      Map<String, String> peers = new LinkedHashMap<>();
+      for (String item : text.split(",", -1)) {
+        int eq = item.indexOf('=');
+        String id = eq < 0 ? "" : item.substring(0, eq).trim();
+        String address = eq < 0 ? "" : item.substring(eq + 1).trim();
+        var matcher = ADDRESS.matcher(address);
+        if (id.isEmpty() || !matcher.matches() || Integer.parseInt(matcher.group(2)) < 1
+            || Integer.parseInt(matcher.group(2)) > 65535) {
+          throw new TypeConversionException("'" + item + "' is not id=host:port (e.g. "
+              + "n1=10.0.0.5:9872,n2=10.0.0.6:9872)");
+        }
+        if (peers.put(id, address) != null) {
+          throw new TypeConversionException("peer " + id + " is given twice");
+        }
+      }
+      return peers;
+    }
+  }
+}

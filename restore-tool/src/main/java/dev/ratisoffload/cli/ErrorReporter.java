@@ -1,0 +1,79 @@
+package dev.ratisoffload.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/**
+ * Turns every failure into one line on stderr and its exit code; the stack trace only with
+ * {@code --verbose}.
+ */
+final class ErrorReporter implements CommandLine.IExecutionExceptionHandler,
+    CommandLine.IParameterExceptionHandler {
+
+  /** A command that can tell the operator what its failure left behind and what to do next. */
+  interface Advising {
+    /** A sentence to add to the error line for this exit code, or null. */
+    String advice(int exitCode);
+  }
+
+  @Override
+  public int handleParseException(CommandLine.ParameterException e, String[] args) {
+    CommandLine command = e.getCommandLine();
+    PrintWriter err = command.getErr();
+    err.println(command.getCommandName().equals("offload")
+        ? "offload: " + oneLine(e.getMessage()) + " (see 'offload --help')"
+        : qualifiedName(command) + ": " + oneLine(e.getMessage()) + " (see '" + qualifiedName(command)
+            + " --help')");
+    err.flush();
+    return ExitCodes.USAGE;
+  }
+
+  @Override
+  public int handleExecutionException(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+    int code = command.getExitCodeExceptionMapper() != null
+        ? command.getExitCodeExceptionMapper().getExitCode(e) : ExitCodes.of(e);
+    PrintWriter err = command.getErr();
+    String message;
+    if (code == ExitCodes.INTERNAL) {
+      message = "internal error: " + e.getClass().getName() + ": " + oneLine(String.valueOf(e.getMessage()))
+          + ". This is a bug; nothing more was written. Please report it with the output of the same"
+          + " command run with --verbose";
+    } else {
+      message = oneLine(e.getMessage());
+      if (command.getCommand() instanceof Advising advising) {
+        String advice = advising.advice(code);
+        if (advice != null) {
+          message = message + (message.endsWith(".") ? " " : ". ") + advice;
+        }
+      }
+    }
+    err.println(qualifiedName(command) + ": " + message);
+    if (verbose(parsed)) {
+      e.printStackTrace(err);
+    }
+    err.flush();
+    return code;
+  }
+
+  static boolean verbose(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (p.hasMatchedOption("--verbose")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String qualifiedName(CommandLine command) {
+    return command.getCommandSpec().qualifiedName();
+  }
+
+  /** Messages from libraries may span lines; the operator gets one. */
+  static String oneLine(String message) {
+    if (message == null) {
+      return "(no message)";
+    }
+    String line = message.replaceAll("\\s*[\\r\\n]+\\s*", " ").trim();
+    return line.length() > 1000 ? line.substring(0, 1000) + "..." : line;
+  }
+}

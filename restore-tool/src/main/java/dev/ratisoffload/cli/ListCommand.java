@@ -1,0 +1,116 @@
+package dev.ratisoffload.cli;
+
+import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.restore.GenerationCatalog;
+import dev.ratisoffload.restore.Selection;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code offload list}: the stored generations, by cluster and group, newest first. */
+@Command(name = "list",
+    mixinStandardHelpOptions = true,
+    description = "Lists stored generations by cluster and group, newest first: group UUID, snapshot index "
+        + "and term, creation time, size and publishing peer.",
+    footerHeading = "%nExamples:%n",
+    footer = {
+        "  offload list --store s3://backups/ratis --region eu-west-1 \\",
+        "      --cluster orders-prod",
+        "  offload list --store file:///mnt/backups --since 2026-05-01 \\",
+        "      --until 2026-05-02T06:00:00Z --json"})
+final class ListCommand implements Callable<Integer>, ErrorReporter.Advising {
+
+  @ParentCommand
+  private OffloadCommand parent;
+
+  @Spec
+  private CommandSpec spec;
+
+  @Mixin
+  private StoreOptions storeOptions;
+
+  @Mixin
+  private SelectionOptions selectionOptions;
+
+  @Mixin
+  private OutputOptions output;
+
+  @Option(names = "--since", paramLabel = "TIME", converter = Converters.Time.class,
+      description = "Only generations created at or after TIME (ISO-8601 instant, or a date: its start, UTC).")
+  private Instant since;
+
+  @Option(names = "--until", paramLabel = "TIME", converter = Converters.Time.class,
+      description = "Only generations created at or before TIME.")
+  private Instant until;
+
+  /** One line of the listing; {@code problem} is set when the manifest is unreadable. */
+  record Listed(String cluster, String group, long index, long term, Instant createdAt, Long bytes,
+      Integer files, String publisher, Long leaderTerm, String manifestKey, String problem) {}
+
+  @Override
+  public Integer call() {
+    Selection selection = selectionOptions.selection();
+    try (ObjectStore store = parent.openStore(storeOptions)) {
+      GenerationCatalog catalog = new GenerationCatalog(store);
+      List<StoredGeneration> generations = catalog.find(selection).values().stream()
+          .flatMap(List::stream).toList();
+      List<Listed> listed = catalog.read(generations).stream()
+          .filter(e -> since == null || !e.createdAt().isBefore(since))
+          .filter(e -> until == null || !e.createdAt().isAfter(until))
+          .map(e -> e.manifest() == null
+              ? new Listed(e.stored().id().cluster(), e.stored().id().group(), e.stored().id().index(),
+                  e.stored().id().term(), e.createdAt(), null, null, null, null,
+                  e.stored().id().manifestKey(), e.problem().getMessage())
+              : new Listed(e.manifest().cluster(), e.manifest().group(), e.manifest().index(),
+                  e.manifest().term(), e.manifest().createdAt(), e.manifest().totalBytes(),
+                  e.manifest().files().size(), e.manifest().publisher().peer(),
+                  e.manifest().publisher().leaderTerm(), e.stored().id().manifestKey(), null))
+          .sorted(Comparator.comparing(Listed::cluster).thenComparing(Listed::group)
+              .thenComparing(Comparator.comparingLong(Listed::index).reversed()))
+          .toList();
+      print(listed, store.describe(), selection);
+      List<Listed> corrupt = listed.stream().filter(l -> l.problem() != null).toList();
+      if (!corrupt.isEmpty()) {
+        spec.commandLine().getErr().println("offload list: " + corrupt.size() + " manifest(s) are corrupt: "
+            + corrupt.get(0).problem() + (corrupt.size() > 1 ? " (the others are marked in the listing)" : "")
+            + ". Run offload verify for details");
+        return ExitCodes.DATA;
+      }
+      return ExitCodes.OK;
+    }
+  }
+
+  private void print(List<Listed> listed, String store, Selection selection) {
+    PrintWriter out = spec.commandLine().getOut();
+    if (output.json) {
+      Json.print(out, listed);
+      return;
+    }
+    if (listed.isEmpty()) {
+      out.println("No generations of " + selection.describe() + " in " + store + ".");
+      out.flush();
+      return;
+    }
+    Table table = new Table("CLUSTER", "GROUP", "INDEX", "TERM", "CREATED", "SIZE", "FILES", "PUBLISHER");
+    for (Listed l : listed) {
+      table.row(l.cluster(), l.group(), l.index(), l.term(), Formats.time(l.createdAt()),
+          l.bytes() == null ? "CORRUPT" : Formats.bytes(l.bytes()), l.files(),
+          l.publisher() == null ? null : l.publisher() + " (term " + l.leaderTerm() + ")");
+    }
+    table.print(out);
+  }
+
+  @Override
+  public String advice(int exitCode) {
+    return exitCode == ExitCodes.UNAVAILABLE ? "Check --store and the credentials, then run it again" : null;
+  }
+}

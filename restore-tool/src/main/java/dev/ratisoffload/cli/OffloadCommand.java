@@ -1,0 +1,108 @@
+package dev.ratisoffload.cli;
+
+import dev.ratisoffload.format.ToolVersion;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.function.Function;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/** {@code offload}: lists, verifies and restores the generations the offload plugin publishes. */
+@Command(name = "offload",
+    mixinStandardHelpOptions = true,
+    versionProvider = OffloadCommand.Version.class,
+    description = "Lists, verifies and restores the Ratis snapshot generations that the offload plugin "
+        + "publishes, and reports how fresh they are.",
+    subcommands = {ListCommand.class, VerifyCommand.class, RestoreCommand.class, StatusCommand.class,
+        CommandLine.HelpCommand.class},
+    footerHeading = "%nExit codes (every subcommand):%n",
+    footer = {
+        "  0  success",
+        "  1  internal error (a bug: please report it with the output of --verbose)",
+        "  2  invalid invocation",
+        "  3  backup data missing, corrupt or inconsistent (retrying cannot help)",
+        "  4  store unreachable or another transient failure (retrying may help)",
+        "  5  target refused: a group directory exists, the directory holds another",
+        "     cluster's groups, or another restore is writing into it",
+        "  6  status only: a group's newest generation is older than --max-age",
+        "",
+        "Example:",
+        "  offload list --store s3://backups/ratis --cluster orders-prod"})
+public final class OffloadCommand implements Runnable {
+
+  @Spec
+  private CommandSpec spec;
+
+  @Option(names = "--verbose", scope = ScopeType.INHERIT,
+      description = "Print the stack trace of a failure (and library logs).")
+  boolean verbose;
+
+  private final Function<StoreOptions, ObjectStore> storeOpener;
+  private final Clock clock;
+
+  public OffloadCommand() {
+    this(StoreOptions::open, Clock.systemUTC());
+  }
+
+  /** For tests: another way to open stores, another clock. */
+  OffloadCommand(Function<StoreOptions, ObjectStore> storeOpener, Clock clock) {
+    this.storeOpener = storeOpener;
+    this.clock = clock;
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs the command line like {@link #main} does, but returns the exit code instead of exiting. */
+  public static int run(String... args) {
+    PrintWriter out = new PrintWriter(System.out, true);
+    PrintWriter err = new PrintWriter(System.err, true);
+    return run(new OffloadCommand(), out, err, args);
+  }
+
+  static int run(OffloadCommand command, PrintWriter out, PrintWriter err, String... args) {
+    if (Arrays.asList(args).contains("--verbose")) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+    }
+    ErrorReporter reporter = new ErrorReporter();
+    CommandLine commandLine = new CommandLine(command)
+        .setOut(out)
+        .setErr(err)
+        .setCaseInsensitiveEnumValuesAllowed(true)
+        .setExitCodeExceptionMapper(ExitCodes.mapper())
+        .setExecutionExceptionHandler(reporter)
+        .setParameterExceptionHandler(reporter);
+    int code = commandLine.execute(args);
+    out.flush();
+    err.flush();
+    return code;
+  }
+
+  ObjectStore openStore(StoreOptions options) {
+    return storeOpener.apply(options);
+  }
+
+  Clock clock() {
+    return clock;
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(),
+        "a subcommand is required: list, verify, restore or status");
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"offload " + ToolVersion.get()};
+    }
+  }
+}

@@ -1,0 +1,137 @@
+package dev.ratisoffload.cli;
+
+import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.restore.GenerationCatalog;
+import dev.ratisoffload.restore.GenerationVerifier;
+import dev.ratisoffload.restore.MissingBackupException;
+import dev.ratisoffload.restore.Selection;
+import dev.ratisoffload.restore.TransferListener;
+import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code offload verify}: proves generations restorable by reading back every byte. */
+@Command(name = "verify",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Checks the newest generation of each selected group (every generation with --all): the manifest's "
+            + "own hash, that its key, cluster and group agree with where it was found, every chunk's "
+            + "presence, size and SHA-256, and every file's SHA-256 (and MD5).",
+        "Exits 3 when anything is missing or corrupt, naming the object and the defect; 4 when the store "
+            + "cannot be read."},
+    footerHeading = "%nExamples:%n",
+    footer = {
+        "  offload verify --store s3://backups/ratis --cluster orders-prod",
+        "  offload verify --store file:///mnt/backups --cluster orders-prod \\",
+        "      --group 02511d47-d67c-49a3-9011-abb3109a44c1 --all --json"})
+final class VerifyCommand implements Callable<Integer>, ErrorReporter.Advising {
+
+  @ParentCommand
+  private OffloadCommand parent;
+
+  @Spec
+  private CommandSpec spec;
+
+  @Mixin
+  private StoreOptions storeOptions;
+
+  @Mixin
+  private SelectionOptions selectionOptions;
+
+  @Mixin
+  private OutputOptions output;
+
+  @Mixin
+  private ProgressOptions progress;
+
+  @Option(names = "--all", description = "Verify every generation, not only each group's newest.")
+  private boolean all;
+
+  /** The verdict on one generation (or on a named group that has none). */
+  record Verdict(String cluster, String group, Long index, Long term, Long bytes, String status,
+      String problem) {}
+
+  @Override
+  public Integer call() {
+    Selection selection = selectionOptions.selection();
+    try (ObjectStore store = parent.openStore(storeOptions)) {
+      GenerationCatalog catalog = new GenerationCatalog(store);
+      var found = catalog.find(selection);
+      List<String> missing = catalog.missingGroups(selection, found);
+      if (found.isEmpty() && missing.isEmpty()) {
+        throw new MissingBackupException("no generation of " + selection.describe() + " is stored in "
+            + store.describe());
+      }
+      List<StoredGeneration> toCheck = new ArrayList<>();
+      found.values().forEach(gs -> toCheck.addAll(all ? gs : List.of(gs.get(gs.size() - 1))));
+      List<GenerationCatalog.Entry> entries = catalog.read(toCheck);
+      List<Verdict> verdicts = verify(store, entries);
+      for (String group : missing) {
+        verdicts.add(new Verdict(selection.cluster(), group, null, null, null, "MISSING",
+            "no generation of group " + group + " of " + (selection.cluster() == null ? "any cluster"
+                : "cluster " + selection.cluster()) + " is stored in " + store.describe()));
+      }
+      print(verdicts);
+      List<Verdict> bad = verdicts.stream().filter(v -> v.problem() != null).toList();
+      if (bad.isEmpty()) {
+        return ExitCodes.OK;
+      }
+      spec.commandLine().getErr().println("offload verify: " + bad.size() + " of " + verdicts.size()
+          + " checked generation(s) are missing or corrupt; first: " + ErrorReporter.oneLine(bad.get(0).problem())
+          + ". Nothing was changed in the store. Restore another generation with offload restore --index or"
+          + " --at, and find why the data was damaged");
+      return ExitCodes.DATA;
+    }
+  }
+
+  private List<Verdict> verify(ObjectStore store, List<GenerationCatalog.Entry> entries) {
+    long total = entries.stream().filter(e -> e.manifest() != null)
+        .mapToLong(e -> e.manifest().totalBytes()).sum();
+    TransferListener meter = ProgressMeter.create(progress.mode, spec.commandLine().getErr(), "verified");
+    List<Verdict> verdicts = new ArrayList<>();
+    meter.started(total);
+    try (GenerationVerifier verifier = new GenerationVerifier(store)) {
+      for (GenerationCatalog.Entry e : entries) {
+        var id = e.stored().id();
+        IntegrityException problem = e.problem() != null ? e.problem() : verifier.verifyData(e.manifest(), meter);
+        verdicts.add(new Verdict(id.cluster(), id.group(), id.index(), id.term(),
+            e.manifest() == null ? null : e.manifest().totalBytes(), problem == null ? "OK" : "CORRUPT",
+            problem == null ? null : problem.getMessage()));
+      }
+    } finally {
+      meter.finished();
+    }
+    return verdicts;
+  }
+
+  private void print(List<Verdict> verdicts) {
+    PrintWriter out = spec.commandLine().getOut();
+    if (output.json) {
+      Json.print(out, verdicts);
+      return;
+    }
+    Table table = new Table("CLUSTER", "GROUP", "INDEX", "TERM", "SIZE", "STATUS", "PROBLEM");
+    for (Verdict v : verdicts) {
+      table.row(v.cluster(), v.group(), v.index(), v.term(), v.bytes() == null ? null : Formats.bytes(v.bytes()),
+          v.status(), v.problem());
+    }
+    table.print(out);
+  }
+
+  @Override
+  public String advice(int exitCode) {
+    if (exitCode == ExitCodes.UNAVAILABLE) {
+      return "Nothing was verified to the end; check --store and the credentials, then run it again";
+    }
+    return null;
+  }
+}

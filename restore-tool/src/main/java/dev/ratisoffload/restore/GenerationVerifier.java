@@ -1,0 +1,54 @@
+package dev.ratisoffload.restore;
+
+import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+
+/**
+ * Proves a generation's data intact: every chunk present with the size and SHA-256 its manifest names,
+ * and every file's SHA-256 (and MD5, when Ratis keeps one). The manifest itself is checked when read
+ * (see {@link GenerationCatalog#readOne}).
+ */
+public final class GenerationVerifier implements AutoCloseable {
+
+  private final ChunkPipeline chunks;
+
+  public GenerationVerifier(ObjectStore store) {
+    this.chunks = new ChunkPipeline(store, ChunkPipeline.DEFAULT_PARALLELISM);
+  }
+
+  /**
+   * @return null when every byte is as the manifest says, else the first defect found
+   * @throws dev.ratisoffload.store.StoreException when the store fails (not a defect of the data)
+   */
+  public IntegrityException verifyData(Manifest manifest, TransferListener listener) {
+    try {
+      for (Manifest.FileEntry file : manifest.files()) {
+        chunks.copy(manifest, file, new OutputStream() {
+          @Override
+          public void write(int b) {
+            listener.transferred(1);
+          }
+
+          @Override
+          public void write(byte[] bytes, int offset, int length) {
+            listener.transferred(length);
+          }
+        });
+      }
+      return null;
+    } catch (IntegrityException e) {
+      return e;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // the sink never fails
+    }
+  }
+
+  @Override
+  public void close() {
+    chunks.close();
+  }
+}

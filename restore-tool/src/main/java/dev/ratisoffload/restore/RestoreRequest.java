@@ -1,0 +1,31 @@
+package dev.ratisoffload.restore;
+
+import dev.ratisoffload.format.ManifestRules;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What to restore, and where.
+ *
+ * @param cluster the cluster whose generations are restored
+ * @param groups the groups' UUIDs; empty for every group of the cluster
+ * @param choice which generation of each group
+ * @param peerAddresses new addresses by peer id, for a cluster that moves; empty to keep the manifests'
+ * @param dataDir one peer's Ratis storage directory; each group is restored into a directory named by
+ *     its UUID inside it
+ */
+public record RestoreRequest(String cluster, List<String> groups, GenerationChoice choice,
+    Map<String, String> peerAddresses, Path dataDir) {
+
+  public RestoreRequest {
+    ManifestRules.requireClusterId(cluster);
+    groups = List.copyOf(groups);
+    groups.forEach(ManifestRules::requireGroupUuid);
+    Objects.requireNonNull(choice, "choice");
+    peerAddresses = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(peerAddresses));
+    Objects.requireNonNull(dataDir, "dataDir");
+  }
+}

@@ -1,0 +1,391 @@
+package dev.ratisoffload.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ratisoffload.restore.Generations;
+import dev.ratisoffload.store.DirectoryObjectStore;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Every subcommand through the real command line, against a directory store; every exit code. */
+class OffloadCommandTest {
+
+  static final String CLUSTER = "prod-1";
+  static final String G1 = "11111111-1111-4111-8111-111111111111";
+  static final String G2 = "22222222-2222-4222-8222-222222222222";
+  static final String OTHER_GROUP = "33333333-3333-4333-8333-333333333333";
+  static final Instant T0 = Instant.parse("2026-05-01T00:00:00Z");
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  static Path shared;
+
+  static Path pristine;
+  static String pristineUri;
+
+  @TempDir
+  Path tmp;
+
+  @BeforeAll
+  static void publish() throws IOException {
+    pristine = Files.createDirectories(shared.resolve("store"));
+    DirectoryObjectStore store = new DirectoryObjectStore(pristine);
+    Path scratch = Files.createDirectories(shared.resolve("scratch"));
+    Generations.publish(store, scratch, Generations.snapshot(CLUSTER, G1, 1, 100, T0, 3_000, 1));
+    Generations.publish(store, scratch, Generations.snapshot(CLUSTER, G1, 2, 300, T0.plusSeconds(7200), 4_000, 2));
+    Generations.publish(store, scratch, Generations.snapshot(CLUSTER, G2, 5, 40, T0.plusSeconds(60), 5_000, 3));
+    Generations.publish(store, scratch, Generations.snapshot("staging", G1, 1, 7, T0, 100, 4));
+    pristineUri = pristine.toUri().toString();
+  }
+
+  /** A private copy of the pristine store, for tests that damage it. */
+  Path copyOfStore() throws IOException {
+    Path copy = tmp.resolve("store-copy");
+    try (Stream<Path> paths = Files.walk(pristine)) {
+      for (Path p : paths.toList()) {
+        Path target = copy.resolve(pristine.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(p, target, StandardCopyOption.COPY_ATTRIBUTES);
+        }
+      }
+    }
+    return copy;
+  }
+
+  static void assertOneErrorLine(Cli.Result r) {
+    List<String> lines = r.err().lines().filter(l -> !l.isBlank()).toList();
+    assertEquals(1, lines.size(), r.toString());
+    assertFalse(r.err().contains("\tat "), "no stack trace: " + r);
+  }
+
+  // ---- list
+
+  @Test
+  void listShowsGroupsNewestFirst() {
+    Cli.Result r = Cli.run("list", "--store", pristineUri, "--cluster", CLUSTER);
+    assertEquals(0, r.code(), r.toString());
+    List<String> lines = r.out().lines().toList();
+    assertTrue(lines.get(0).startsWith("CLUSTER"), r.toString());
+    assertEquals(4, lines.size(), r.toString());
+    assertTrue(lines.get(1).contains(G1) && lines.get(1).contains(" 300 "), r.toString());
+    assertTrue(lines.get(2).contains(G1) && lines.get(2).contains(" 100 "), r.toString());
+    assertTrue(lines.get(3).contains(G2) && lines.get(3).contains("2026-05-01T00:01:00Z"), r.toString());
+    assertTrue(lines.get(3).contains("n0 (term 6)"), r.toString());
+    assertFalse(r.out().contains("staging"), "another cluster is filtered out");
+  }
+
+  @Test
+  void listAsJsonWithFilters() throws Exception {
+    Cli.Result r = Cli.run("list", "--store", pristineUri, "--group", G1, "--since", "2026-05-01T01:00:00Z",
+        "--json");
+    assertEquals(0, r.code(), r.toString());
+    JsonNode listed = JSON.readTree(r.out());
+    assertEquals(1, listed.size(), r.toString());
+    assertEquals(300, listed.get(0).get("index").asLong());
+    assertEquals(4_000, listed.get(0).get("bytes").asLong());
+    assertEquals("2026-05-01T02:00:00Z", listed.get(0).get("createdAt").asText());
+
+    Cli.Result until = Cli.run("list", "--store", pristineUri, "--until", "2026-05-01", "--json");
+    assertEquals(2, until.out().isBlank() ? -1 : JSON.readTree(until.out()).size(), until.toString());
+  }
+
+  // ---- verify
+
+  @Test
+  void verifyPassesForIntactGenerations() throws Exception {
+    Cli.Result r = Cli.run("verify", "--store", pristineUri, "--cluster", CLUSTER, "--all", "--json");
+    assertEquals(0, r.code(), r.toString());
+    JsonNode verdicts = JSON.readTree(r.out());
+    assertEquals(3, verdicts.size());
+    verdicts.forEach(v -> assertEquals("OK", v.get("status").asText()));
+    Cli.Result newest = Cli.run("verify", "--store", pristineUri, "--cluster", CLUSTER);
+    assertEquals(0, newest.code(), newest.toString());
+    assertEquals(3, newest.out().lines().count(), "a header and each group's newest: " + newest);
+  }
+
+  @Test
+  void verifyNamesTheCorruptChunkAndExits3() throws Exception {
+    Path store = copyOfStore();
+    Path chunk = firstChunk(store, G2);
+    byte[] bytes = Files.readAllBytes(chunk);
+    bytes[0] ^= (byte) 0x80;
+    Files.write(chunk, bytes);
+
+    Cli.Result r = Cli.run("verify", "--store", store.toUri().toString(), "--cluster", CLUSTER);
+    assertEquals(3, r.code(), r.toString());
+    assertTrue(r.out().contains("CORRUPT"), r.toString());
+    assertTrue(r.err().contains(chunk.getFileName().toString()) && r.err().contains("SHA-256"), r.toString());
+    assertOneErrorLine(r);
+  }
+
+  @Test
+  void verifyOfANamedGroupWithoutGenerationsExits3() {
+    Cli.Result r = Cli.run("verify", "--store", pristineUri, "--cluster", CLUSTER, "--group", OTHER_GROUP);
+    assertEquals(3, r.code(), r.toString());
+    assertTrue(r.out().contains("MISSING"), r.toString());
+    assertOneErrorLine(r);
+  }
+
+  // ---- restore
+
+  @Test
+  void restoreWritesEveryGroupOfTheCluster() throws Exception {
+    Path data = tmp.resolve("n1");
+    Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--data-dir", data.toString(),
+        "--json");
+    assertEquals(0, r.code(), r.toString());
+    JsonNode restored = JSON.readTree(r.out());
+    assertEquals(2, restored.size());
+    assertEquals(300, restored.get(0).get("index").asLong());
+    assertEquals(3, restored.get(0).get("startTerm").asLong());
+    assertTrue(Files.isRegularFile(data.resolve(G1).resolve("sm/snapshot.2_300")));
+    assertTrue(Files.isRegularFile(data.resolve(G1).resolve("sm/snapshot.2_300.md5")));
+    assertTrue(Files.isRegularFile(data.resolve(G2).resolve("current/raft-meta")));
+    assertTrue(Files.isRegularFile(data.resolve(G2).resolve("current/raft-meta.conf")));
+  }
+
+  @Test
+  void restoreTableTellsToStartWithRecover() {
+    Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--group", G2,
+        "--data-dir", tmp.resolve("n2").toString(), "--peers", "n0=127.0.0.1:1,n1=127.0.0.1:2,n2=127.0.0.1:3");
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(r.out().contains("RECOVER"), r.toString());
+    assertTrue(r.out().contains("n0=127.0.0.1:1"), r.toString());
+  }
+
+  @Test
+  void restoreAtATimePicksEachGroupsGenerationOfThatTime() throws Exception {
+    // At 01:00, G1's newest is index 100 (00:00; the next is 02:00) and G2's only one (00:01) qualifies.
+    Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--at", "2026-05-01T01:00:00Z",
+        "--data-dir", tmp.resolve("at").toString(), "--json");
+    assertEquals(0, r.code(), r.toString());
+    JsonNode restored = JSON.readTree(r.out());
+    assertEquals(G1, restored.get(0).get("group").asText());
+    assertEquals(100, restored.get(0).get("index").asLong());
+    assertEquals(40, restored.get(1).get("index").asLong());
+
+    Cli.Result tooEarly = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--at", "2026-04-30",
+        "--data-dir", tmp.resolve("at-early").toString());
+    assertEquals(3, tooEarly.code(), tooEarly.toString());
+    assertOneErrorLine(tooEarly);
+  }
+
+  @Test
+  void restoreOfAnIndexPicksThatGeneration() throws Exception {
+    Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--group", G1, "--index", "100",
+        "--data-dir", tmp.resolve("idx").toString());
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(Files.isRegularFile(tmp.resolve("idx").resolve(G1).resolve("sm/snapshot.1_100")));
+  }
+
+  @Test
+  void restoreOntoAnExistingGroupDirectoryExits5() throws Exception {
+    Path data = tmp.resolve("n3");
+    Files.createDirectories(data.resolve(G2));
+    Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--data-dir", data.toString());
+    assertEquals(5, r.code(), r.toString());
+    assertTrue(r.err().contains(G2) && r.err().contains("already exists"), r.toString());
+    assertOneErrorLine(r);
+    assertFalse(Files.exists(data.resolve(G1)));
+  }
+
+  @Test
+  void restoreOfACorruptGenerationExits3AndWritesNoGroup() throws Exception {
+    Path store = copyOfStore();
+    Path chunk = firstChunk(store, G1);
+    Files.write(chunk, new byte[] {1, 2, 3});
+    Path data = tmp.resolve("n4");
+
+    Cli.Result r = Cli.run("restore", "--store", store.toUri().toString(), "--cluster", CLUSTER,
+        "--data-dir", data.toString());
+    assertEquals(3, r.code(), r.toString());
+    assertTrue(r.err().contains("No group directory was written"), r.toString());
+    assertOneErrorLine(r);
+    assertFalse(Files.exists(data.resolve(G1)));
+    assertFalse(Files.exists(data.resolve(G2)));
+  }
+
+  // ---- status
+
+  @Test
+  void statusMaxAgeExits6ForAStaleGroupAnd0Otherwise() throws Exception {
+    Clock now = Clock.fixed(T0.plusSeconds(7200 + 1800), ZoneOffset.UTC); // G1 newest is 30min old, G2 2h29min
+    Cli.Result stale = Cli.run(now, "status", "--store", pristineUri, "--cluster", CLUSTER, "--max-age", "1h");
+    assertEquals(6, stale.code(), stale.toString());
+    assertTrue(stale.out().contains("STALE") && stale.out().contains("30min"), stale.toString());
+    assertTrue(stale.err().contains(G2), stale.toString());
+    assertOneErrorLine(stale);
+
+    Cli.Result fresh = Cli.run(now, "status", "--store", pristineUri, "--cluster", CLUSTER, "--max-age", "3h",
+        "--json");
+    assertEquals(0, fresh.code(), fresh.toString());
+    JsonNode statuses = JSON.readTree(fresh.out());
+    assertEquals(2, statuses.size());
+    assertEquals(1800, statuses.get(0).get("ageSeconds").asLong());
+
+    Cli.Result only = Cli.run(now, "status", "--store", pristineUri, "--cluster", CLUSTER, "--group", G1,
+        "--max-age", "1h");
+    assertEquals(0, only.code(), only.toString());
+  }
+
+  @Test
+  void statusWithoutMaxAgeReportsAndExits0() {
+    Cli.Result r = Cli.run("status", "--store", pristineUri);
+    assertEquals(0, r.code(), r.toString());
+    assertEquals(4, r.out().lines().count(), r.toString());
+  }
+
+  @Test
+  void statusOfAGroupNeverPublishedIsStaleUnderMaxAge() {
+    Cli.Result r = Cli.run("status", "--store", pristineUri, "--cluster", CLUSTER, "--group", OTHER_GROUP,
+        "--max-age", "24h");
+    assertEquals(6, r.code(), r.toString());
+    assertTrue(r.out().contains("NEVER"), r.toString());
+  }
+
+  // ---- usage (2), store (4), internal (1)
+
+  @Test
+  void invalidInvocationsExit2WithOneLine() {
+    List<String[]> invocations = new ArrayList<>();
+    invocations.add(new String[] {"list"});
+    invocations.add(new String[] {"frobnicate"});
+    invocations.add(new String[] {"list", "--store", "ftp://x"});
+    invocations.add(new String[] {"list", "--store", pristineUri, "--group", "not-a-uuid"});
+    invocations.add(new String[] {"list", "--store", pristineUri, "--since", "yesterday"});
+    invocations.add(new String[] {"status", "--store", pristineUri, "--max-age", "24"});
+    invocations.add(new String[] {"list", "--store", pristineUri, "--sse", "rot13"});
+    invocations.add(new String[] {"restore", "--store", pristineUri, "--cluster", CLUSTER, "--data-dir", "d",
+        "--index", "300"});
+    invocations.add(new String[] {"restore", "--store", pristineUri, "--cluster", CLUSTER, "--data-dir", "d",
+        "--index", "300", "--at", "2026-05-01"});
+    invocations.add(new String[] {"restore", "--store", pristineUri, "--cluster", CLUSTER, "--data-dir", "d",
+        "--peers", "n0:127.0.0.1"});
+    for (String[] args : invocations) {
+      Cli.Result r = Cli.run(args);
+      assertEquals(2, r.code(), String.join(" ", args) + "\n" + r);
+      assertOneErrorLine(r);
+    }
+  }
+
+  @Test
+  void peersForUnknownIdsExit2BeforeAnythingIsWritten() {
+    Path data = tmp.resolve("n5");
+    Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--group", G2,
+        "--data-dir", data.toString(), "--peers", "n0=h:1,n1=h:2");
+    assertEquals(2, r.code(), r.toString());
+    assertTrue(r.err().contains("n2"), r.toString());
+    assertFalse(Files.exists(data));
+  }
+
+  @Test
+  void aMissingStoreDirectoryExits4() {
+    Cli.Result r = Cli.run("status", "--store", tmp.resolve("unmounted").toUri().toString());
+    assertEquals(4, r.code(), r.toString());
+    assertOneErrorLine(r);
+  }
+
+  @Test
+  void anUnreachableS3EndpointExits4() throws Exception {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    }
+    System.setProperty("aws.accessKeyId", "test");
+    System.setProperty("aws.secretAccessKey", "test-secret");
+    Cli.Result r = Cli.run("verify", "--store", "s3://backups/ratis", "--endpoint", "http://127.0.0.1:" + port,
+        "--path-style", "--cluster", CLUSTER);
+    assertEquals(4, r.code(), r.toString());
+    assertOneErrorLine(r);
+    assertFalse(r.err().contains("test-secret"));
+  }
+
+  @Test
+  void credentialsComeFromANamedProfile() throws Exception {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    }
+    Path credentials = Files.writeString(tmp.resolve("credentials"),
+        "[drill]\naws_access_key_id = from-profile\naws_secret_access_key = profile-secret\n");
+    Path config = Files.writeString(tmp.resolve("config"), "");
+    String oldCredentials = System.setProperty("aws.sharedCredentialsFile", credentials.toString());
+    String oldConfig = System.setProperty("aws.configFile", config.toString());
+    try {
+      Cli.Result found = Cli.run("list", "--store", "s3://backups/ratis", "--endpoint", "http://127.0.0.1:" + port,
+          "--path-style", "--profile", "drill");
+      assertEquals(4, found.code(), found.toString());
+      assertTrue(found.err().contains("127.0.0.1:" + port), "got as far as the endpoint: " + found);
+      assertFalse(found.err().contains("profile-secret"));
+
+      Cli.Result missing = Cli.run("list", "--store", "s3://backups/ratis", "--endpoint", "http://127.0.0.1:" + port,
+          "--path-style", "--profile", "nope");
+      assertEquals(4, missing.code(), missing.toString());
+      assertTrue(missing.err().contains("profile 'nope'"), missing.toString());
+      assertOneErrorLine(missing);
+    } finally {
+      restore("aws.sharedCredentialsFile", oldCredentials);
+      restore("aws.configFile", oldConfig);
+    }
+  }
+
+  static void restore(String property, String value) {
+    if (value == null) {
+      System.clearProperty(property);
+    } else {
+      System.setProperty(property, value);
+    }
+  }
+
+  @Test
+  void anUnexpectedExceptionExits1AsAnInternalError() {
+    Cli.Result r = Cli.run(options -> {
+      throw new IllegalStateException("boom");
+    }, "list", "--store", pristineUri);
+    assertEquals(1, r.code(), r.toString());
+    assertTrue(r.err().contains("internal error") && r.err().contains("report"), r.toString());
+    assertOneErrorLine(r);
+
+    Cli.Result verbose = Cli.run(options -> {
+      throw new IllegalStateException("boom");
+    }, "list", "--store", pristineUri, "--verbose");
+    assertEquals(1, verbose.code());
+    assertTrue(verbose.err().contains("\tat "), "--verbose prints the stack trace: " + verbose);
+  }
+
+  @Test
+  void everySubcommandHelpTeachesWithAnExample() {
+    for (String command : List.of("list", "verify", "restore", "status")) {
+      Cli.Result r = Cli.run(command, "--help");
+      assertEquals(0, r.code(), r.toString());
+      assertTrue(r.out().contains("Example") && r.out().contains("offload " + command + " --store"), r.toString());
+    }
+    Cli.Result top = Cli.run("--help");
+    assertEquals(0, top.code());
+    assertTrue(top.out().contains("Exit codes"), top.toString());
+  }
+
+  static Path firstChunk(Path store, String group) throws IOException {
+    try (Stream<Path> files = Files.walk(store.resolve("ratis/chunks/" + CLUSTER + "/" + group))) {
+      return files.filter(Files::isRegularFile).sorted().findFirst().orElseThrow();
+    }
+  }
+}

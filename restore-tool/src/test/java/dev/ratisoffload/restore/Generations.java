@@ -1,0 +1,69 @@
+package dev.ratisoffload.restore;
+
+import dev.ratisoffload.format.ChunkingPolicy;
+import dev.ratisoffload.format.Hashes;
+import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.publish.GenerationPublisher;
+import dev.ratisoffload.publish.PublishResult;
+import dev.ratisoffload.publish.SnapshotSource;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/** Publishes generations into a store the way the plugin does, from snapshot files made up here. */
+public final class Generations {
+
+  public static final List<Manifest.Peer> PEERS = List.of(new Manifest.Peer("n0", "127.0.0.1:9000"),
+      new Manifest.Peer("n1", "127.0.0.1:9001"), new Manifest.Peer("n2", "127.0.0.1:9002"));
+
+  private Generations() {}
+
+  /** A snapshot to publish: its files' bytes by path relative to the group directory. */
+  public record Snapshot(String cluster, String group, long term, long index, long leaderTerm,
+      Instant createdAt, Map<String, byte[]> files) {}
+
+  /** A Ratis-style snapshot of random bytes: one state machine file, as SimpleStateMachineStorage names it. */
+  public static Snapshot snapshot(String cluster, String group, long term, long index, Instant createdAt,
+      int bytes, long seed) {
+    Map<String, byte[]> files = new LinkedHashMap<>();
+    files.put("sm/snapshot." + term + "_" + index, random(bytes, seed));
+    return new Snapshot(cluster, group, term, index, term + 1, createdAt, files);
+  }
+
+  public static byte[] random(int size, long seed) {
+    byte[] bytes = new byte[size];
+    new Random(seed).nextBytes(bytes);
+    return bytes;
+  }
+
+  /** Publishes with small chunks, so every file spans several. */
+  public static PublishResult.Published publish(ObjectStore store, Path scratch, Snapshot snapshot)
+      throws IOException {
+    Path dir = Files.createTempDirectory(scratch, "pin");
+    List<SnapshotSource.PinnedFile> pinned = new ArrayList<>();
+    for (Map.Entry<String, byte[]> file : snapshot.files().entrySet()) {
+      Path path = dir.resolve(file.getKey().replace('/', '_'));
+      Files.write(path, file.getValue());
+      pinned.add(new SnapshotSource.PinnedFile(file.getKey(), path,
+          Hashes.hex(Hashes.md5().digest(file.getValue()))));
+    }
+    SnapshotSource source = new SnapshotSource(snapshot.cluster(), snapshot.group(), snapshot.term(),
+        snapshot.index(), PEERS, new Manifest.Publisher("n0", snapshot.leaderTerm()), pinned);
+    GenerationPublisher publisher = new GenerationPublisher(store, ChunkingPolicy.ofAverage(1024),
+        Runnable::run, 4, Clock.fixed(snapshot.createdAt(), ZoneOffset.UTC));
+    PublishResult result = publisher.publish(source, () -> null);
+    if (!(result instanceof PublishResult.Published published)) {
+      throw new IllegalStateException("not published: " + result);
+    }
+    return published;
+  }
+}

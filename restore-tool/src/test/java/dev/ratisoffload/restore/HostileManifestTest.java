@@ -1,0 +1,103 @@
+package dev.ratisoffload.restore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.format.Hashes;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.format.ManifestCodec;
+import dev.ratisoffload.store.Content;
+import dev.ratisoffload.store.DirectoryObjectStore;
+import dev.ratisoffload.store.IntegrityException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Whatever a manifest says, nothing is written outside the data directory. */
+class HostileManifestTest {
+
+  static final String CLUSTER = "prod-1";
+  static final String GROUP = "44444444-4444-4444-8444-444444444444";
+
+  @TempDir
+  Path tmp;
+
+  @Test
+  void pathsLeavingTheGroupDirectoryAreRefused() {
+    Path root = tmp.resolve("staging");
+    for (String path : List.of("../escape", "sm/../../escape", "/etc/passwd", "sm//x", "./x", "sm/..",
+        "current/raft-meta", "in_use.lock", "sm\\..\\x", "")) {
+      assertThrows(IntegrityException.class, () -> SafePaths.resolveInside(root, path, "k"), path);
+    }
+    assertEquals(root.toAbsolutePath().resolve("sm/snapshot.1_2"), SafePaths.resolveInside(root, "sm/snapshot.1_2", "k"));
+  }
+
+  @Test
+  void aManifestNamingAPathOutsideIsCorruptAndNothingIsWritten() throws Exception {
+    Path storeDir = Files.createDirectories(tmp.resolve("store"));
+    DirectoryObjectStore store = new DirectoryObjectStore(storeDir);
+    byte[] content = "payload".getBytes(StandardCharsets.UTF_8);
+    String sha = Hashes.sha256Hex(content);
+    store.putIfAbsent(Layout.chunkKey(CLUSTER, GROUP, sha), Content.of(content));
+    // Written by hand, hash and all, as an attacker with write access to the bucket could.
+    String body = """
+        {"format":1,"cluster":"%s","group":"%s","term":1,"index":5,
+         "peers":[{"id":"n0","address":"127.0.0.1:1"}],"publisher":{"peer":"n0","leaderTerm":1},
+         "createdAt":"2026-05-01T00:00:00Z","toolVersion":"x",
+         "files":[{"path":"../../../escaped","size":%d,"sha256":"%s","md5":null,
+                   "chunks":[{"sha256":"%s","size":%d}]}]}
+        """.formatted(CLUSTER, GROUP, content.length, sha, sha, content.length);
+    byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
+    byte[] header = ("ratis-offload-manifest 1 sha256=" + Hashes.sha256Hex(bodyBytes) + "\n")
+        .getBytes(StandardCharsets.US_ASCII);
+    byte[] object = new byte[header.length + bodyBytes.length];
+    System.arraycopy(header, 0, object, 0, header.length);
+    System.arraycopy(bodyBytes, 0, object, header.length, bodyBytes.length);
+    store.putIfAbsent(new Layout.GenerationId(CLUSTER, GROUP, 1, 5).manifestKey(), Content.of(object));
+
+    Path dataDir = tmp.resolve("deep/data");
+    ClusterRestorer restorer = new ClusterRestorer(store);
+    IntegrityException e = assertThrows(IntegrityException.class, () -> restorer.restore(
+        restorer.plan(new RestoreRequest(CLUSTER, List.of(), new GenerationChoice.Newest(), Map.of(), dataDir)),
+        TransferListener.NONE));
+    assertTrue(e.getMessage().contains("unsafe file path"), e.getMessage());
+    try (Stream<Path> files = Files.walk(tmp)) {
+      assertTrue(files.noneMatch(p -> p.getFileName().toString().equals("escaped")));
+    }
+    assertFalse(Files.exists(dataDir.resolve(GROUP)));
+  }
+
+  @Test
+  void aFileWhereAnotherFilesMd5SidecarBelongsIsCorrupt() throws Exception {
+    DirectoryObjectStore store = new DirectoryObjectStore(Files.createDirectories(tmp.resolve("store2")));
+    byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+    byte[] b = "b".getBytes(StandardCharsets.UTF_8);
+    for (byte[] bytes : List.of(a, b)) {
+      store.putIfAbsent(Layout.chunkKey(CLUSTER, GROUP, Hashes.sha256Hex(bytes)), Content.of(bytes));
+    }
+    Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, CLUSTER, GROUP, 1, 5,
+        List.of(new Manifest.Peer("n0", "127.0.0.1:1")), new Manifest.Publisher("n0", 1),
+        Instant.parse("2026-05-01T00:00:00Z"), "x",
+        List.of(entry("sm/snapshot.1_5", a, true), entry("sm/snapshot.1_5.md5", b, false)));
+    store.putIfAbsent(Layout.GenerationId.of(manifest).manifestKey(), Content.of(ManifestCodec.encode(manifest)));
+
+    IntegrityException e = assertThrows(IntegrityException.class, () -> new ClusterRestorer(store).plan(
+        new RestoreRequest(CLUSTER, List.of(GROUP), new GenerationChoice.Newest(), Map.of(), tmp.resolve("d"))));
+    assertTrue(e.getMessage().contains("MD5 sidecar"), e.getMessage());
+  }
+
+  static Manifest.FileEntry entry(String path, byte[] content, boolean md5) {
+    String sha = Hashes.sha256Hex(content);
+    return new Manifest.FileEntry(path, content.length, sha,
+        md5 ? Hashes.hex(Hashes.md5().digest(content)) : null, List.of(new Manifest.ChunkRef(sha, content.length)));
+  }
+}
