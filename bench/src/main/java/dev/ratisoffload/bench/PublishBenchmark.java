@@ -5,7 +5,16 @@ import static dev.ratisoffload.bench.Benchmarks.mib;
 import static dev.ratisoffload.bench.Benchmarks.num;
 import static dev.ratisoffload.bench.Benchmarks.rate;
 
+import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.S3Settings;
+import dev.ratisoffload.store.StoreUri;
+import dev.ratisoffload.store.Stores;
 import dev.ratisoffload.testkit.EmbeddedS3;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,7 +22,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Publish and incremental publish.
+ * Publish, incremental publish and restore.
  *
  * <p>The publishing peer is a one-peer Ratis group of {@link BlobStateMachine} with the plugin attached,
  * in a JVM capped at 256 MiB of heap; its snapshot is several files of incompressible bytes. The
@@ -102,7 +111,66 @@ final class PublishBenchmark {
       incremental("incremental: append 1%", peer.call("append " + onePercent), peer, endpoint, lastBucket);
       incremental("incremental: rewrite a 1% region", peer.call("rewrite " + onePercent), peer, endpoint,
           lastBucket);
+      restore(sdk, lastBucket);
       Benchmarks.dropBucket(s3, lastBucket);
+    }
+  }
+
+  /**
+   * Restore of the newest generation (the one after the rewrite) into an empty data directory, against
+   * the SDK downloading the same chunk objects into files, unverified.
+   */
+  private void restore(ChildJvm sdk, String bucket) throws Exception {
+    List<String> keys = chunkKeysOfNewest(bucket);
+    Path keysFile = work.resolve("restore-keys.txt");
+    java.nio.file.Files.write(keysFile, keys);
+    List<String> options = new ArrayList<>(List.of("-Xmx512m"));
+    if (profile) {
+      options.add("-XX:StartFlightRecording=filename=" + work.resolve("restore.jfr")
+          + ",settings=profile,dumponexit=true");
+    }
+    double bestOurs = Double.MAX_VALUE;
+    double bestSdk = Double.MAX_VALUE;
+    long bytes = 0;
+    try (ChildJvm restorer = ChildJvm.start("restore", options, RestoreRun.class, work.resolve("restore.log"),
+        s3.endpoint().toString())) {
+      for (int r = 1; r <= size.reps(); r++) {
+        Path sdkDir = work.resolve("sdk-download");
+        Map<String, String> b = sdk.call("fetch " + bucket + " " + keysFile + " " + sdkDir);
+        BlobStateMachine.deleteTree(sdkDir);
+        bestSdk = Math.min(bestSdk, num(b, "seconds"));
+        Path dataDir = work.resolve("restored");
+        Map<String, String> o = restorer.call("restore " + bucket + " bench " + dataDir);
+        BlobStateMachine.deleteTree(dataDir);
+        bestOurs = Math.min(bestOurs, num(o, "seconds"));
+        bytes = lng(o, "bytes");
+        out.printf("  restore run %d: SDK %s (%d objects) in %.2f s (%s); ours %s in %.2f s (%s)%n", r,
+            mib(lng(b, "bytes")), keys.size(), num(b, "seconds"), rate(lng(b, "bytes"), num(b, "seconds")),
+            mib(bytes), num(o, "seconds"), rate(bytes, num(o, "seconds")));
+      }
+    }
+    double ratio = bestSdk / bestOurs;
+    rows.add(new Row("restore " + size.snapshotText() + " into a data directory, verified",
+        rate(bytes, bestOurs), rate(bytes, bestSdk) + " (SDK, unverified)", ratio, ">= 0.80", ratio >= 0.8));
+  }
+
+  /** The full keys (from the bucket's root) of every chunk the newest generation names, in order. */
+  private List<String> chunkKeysOfNewest(String bucket) {
+    S3Settings settings = S3Settings.builder().endpoint(s3.endpoint()).pathStyle(true)
+        .credentials(StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.accessKey(), s3.secretKey())))
+        .build();
+    try (ObjectStore store = Stores.open(StoreUri.parse("s3://" + bucket + "/ratis"), settings)) {
+      GenerationReader reader = new GenerationReader(store);
+      GenerationReader.StoredGeneration newest = reader.list(Layout.manifestPrefix("bench")).stream()
+          .reduce((a, b) -> b).orElseThrow();
+      Manifest manifest = reader.readManifest(newest.id());
+      List<String> keys = new ArrayList<>();
+      for (Manifest.FileEntry file : manifest.files()) {
+        for (Manifest.ChunkRef chunk : file.chunks()) {
+          keys.add("ratis/" + Layout.chunkKey(manifest.cluster(), manifest.group(), chunk.sha256()));
+        }
+      }
+      return keys;
     }
   }
 

@@ -37,7 +37,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * upload (HTTP 501), so the same transfers are written out here with the plain client.
  *
  * <p>Commands: {@code upload <bucket> <dir>} uploads every file under the directory but Ratis's
- * {@code .md5} sidecars; {@code download <bucket> <dir>} downloads every object of the bucket into it.
+ * {@code .md5} sidecars; {@code download <bucket> <dir>} downloads every object of the bucket into it;
+ * {@code fetch <bucket> <keysFile> <dir>} downloads the objects named in the file, one file each.
  */
 public final class SdkBaseline {
 
@@ -60,6 +61,7 @@ public final class SdkBaseline {
         long bytes = switch (words[0]) {
           case "upload" -> upload(s3, pool, bucket, dir);
           case "download" -> download(s3, pool, bucket, dir);
+          case "fetch" -> fetch(s3, pool, bucket, Files.readAllLines(dir), Path.of(words[3]));
           default -> throw new IllegalArgumentException("unknown command " + words[0]);
         };
         Map<String, Object> reply = new LinkedHashMap<>();
@@ -147,6 +149,26 @@ public final class SdkBaseline {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** Whole-object downloads of the keys, {@value #THREADS} at a time, each into a file of its own. */
+  static long fetch(S3Client s3, ExecutorService pool, String bucket, List<String> keys, Path dir) throws Exception {
+    Files.createDirectories(dir);
+    List<Future<Long>> pending = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      String key = keys.get(i);
+      Path target = dir.resolve(Integer.toString(i));
+      pending.add(pool.submit(() -> {
+        try (InputStream in = s3.getObject(b -> b.bucket(bucket).key(key))) {
+          return Files.copy(in, target);
+        }
+      }));
+    }
+    long bytes = 0;
+    for (Future<Long> f : pending) {
+      bytes += f.get();
+    }
+    return bytes;
   }
 
   static long download(S3Client s3, ExecutorService pool, String bucket, Path dir) throws Exception {

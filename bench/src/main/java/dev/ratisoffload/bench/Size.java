@@ -17,8 +17,8 @@ record Size(String name, int files, long snapshotBytes, int reps, int groups, in
 
   static Size of(String name) {
     return switch (name) {
-      case "small" -> new Size("small", 4, 32 * MIB, 1, 50, 100);
-      case "full" -> new Size("full", 8, 1024 * MIB, 3, 1000, 100);
+      case "small" -> new Size("small", 4, 32 * MIB, 1, 50, 20);
+      case "full" -> new Size("full", 8, 1024 * MIB, 3, 1000, 20);
       default -> throw new IllegalArgumentException("--size must be small or full, not " + name);
     };
   }
