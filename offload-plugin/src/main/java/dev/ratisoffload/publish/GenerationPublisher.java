@@ -1,6 +1,7 @@
 package dev.ratisoffload.publish;
 
 import dev.ratisoffload.format.Chunker;
+import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.ChunkingPolicy;
 import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.format.Layout;
@@ -9,6 +10,7 @@ import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
 import dev.ratisoffload.format.ToolVersion;
 import dev.ratisoffload.store.Content;
+import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.ObjectStore.PutOutcome;
 import java.io.IOException;
@@ -20,7 +22,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
@@ -100,10 +105,47 @@ public final class GenerationPublisher {
     }
   }
 
+  /**
+   * Chunks known to be stored before the publish starts (SHA-256 to size), so that most chunks need no
+   * request of their own to be de-duplicated: those the group's newest generation names (a generation's
+   * chunks stay while it exists, and the newest is never collected), or, for a group without a
+   * generation, those a listing finds (left by a publish that failed). A chunk not known is looked for
+   * with a head request first only when the group has a generation (an older one may hold it); in a
+   * group without one it is written at once, and put-if-absent still settles a race.
+   */
+  private record Known(Map<String, Long> chunks, boolean headUnknown) {
+
+    static Known of(ObjectStore store, SnapshotSource source) {
+      Map<String, Long> chunks = new HashMap<>();
+      try {
+        GenerationReader reader = new GenerationReader(store);
+        Optional<GenerationReader.StoredGeneration> newest = reader.newest(source.cluster(), source.group());
+        if (newest.isPresent()) {
+          for (Manifest.FileEntry file : reader.readManifest(newest.get().id()).files()) {
+            file.chunks().forEach(c -> chunks.put(c.sha256(), (long) c.size()));
+          }
+          return new Known(chunks, true);
+        }
+        for (ObjectInfo object : store.list(Layout.chunkPrefix(source.cluster(), source.group()))) {
+          chunks.put(object.key().substring(object.key().lastIndexOf('/') + 1), object.size());
+        }
+        return new Known(chunks, false);
+      } catch (RuntimeException e) {
+        return new Known(Map.of(), true); // e.g. a damaged newest manifest: look for every chunk
+      }
+    }
+
+    boolean stored(String sha256, int size) {
+      Long known = chunks.get(sha256);
+      return known != null && known == size;
+    }
+  }
+
   /** The state of one publish: chunks in flight, counters, and whether the fence stopped it. */
   private final class Upload {
     private final SnapshotSource source;
     private final Fence fence;
+    private final Known known;
     private final Semaphore inFlight = new Semaphore(maxChunksInFlight);
     private final List<Future<?>> pending = new ArrayList<>();
     private final AtomicLong uploadedBytes = new AtomicLong();
@@ -114,6 +156,7 @@ public final class GenerationPublisher {
     Upload(SnapshotSource source, Fence fence) {
       this.source = source;
       this.fence = fence;
+      this.known = Known.of(store, source);
     }
 
     Manifest.FileEntry file(SnapshotSource.PinnedFile file) throws IOException {
@@ -179,8 +222,11 @@ public final class GenerationPublisher {
 
     private void storeChunk(String chunkSha, byte[] chunk) {
       String key = Layout.chunkKey(source.cluster(), source.group(), chunkSha);
-      if (store.head(key).filter(info -> info.size() == chunk.length).isPresent()) {
-        return; // de-duplicated: stored by an earlier generation
+      if (known.stored(chunkSha, chunk.length)) {
+        return; // de-duplicated: stored for an earlier generation
+      }
+      if (known.headUnknown() && store.head(key).filter(info -> info.size() == chunk.length).isPresent()) {
+        return; // de-duplicated: stored by an older generation
       }
       if (store.putIfAbsent(key, Content.of(chunk)) == PutOutcome.CREATED) {
         uploadedBytes.addAndGet(chunk.length);
