@@ -44,7 +44,13 @@ final class ChildJvm implements AutoCloseable {
   /** Starts {@code mainClass} with these JVM options; its log goes to {@code log}. */
   static ChildJvm start(String name, List<String> jvmOptions, Class<?> mainClass, Path log, String... args)
       throws IOException {
-    List<String> command = new ArrayList<>();
+    return start(name, List.of(), jvmOptions, mainClass, log, args);
+  }
+
+  /** Like {@link #start(String, List, Class, Path, String...)}, run under a command such as {@code nice}. */
+  static ChildJvm start(String name, List<String> prefix, List<String> jvmOptions, Class<?> mainClass, Path log,
+      String... args) throws IOException {
+    List<String> command = new ArrayList<>(prefix);
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     command.add("-Daws.accessKeyId=" + dev.ratisoffload.testkit.EmbeddedS3.ACCESS_KEY);
