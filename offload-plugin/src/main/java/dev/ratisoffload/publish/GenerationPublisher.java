@@ -1,6 +1,7 @@
 package dev.ratisoffload.publish;
 
 import dev.ratisoffload.format.Chunker;
+import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.ChunkingPolicy;
 import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.format.Layout;
@@ -9,6 +10,7 @@ import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
 import dev.ratisoffload.format.ToolVersion;
 import dev.ratisoffload.store.Content;
+import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.ObjectStore.PutOutcome;
 import java.io.IOException;
@@ -20,9 +22,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.Semaphore;
@@ -63,34 +71,40 @@ public final class GenerationPublisher {
   public PublishResult publish(SnapshotSource source, Fence fence) throws IOException {
     long started = System.nanoTime();
     GenerationId id = new GenerationId(source.cluster(), source.group(), source.term(), source.index());
-    Upload upload = new Upload(source, fence);
-    List<Manifest.FileEntry> files = new ArrayList<>();
-    for (SnapshotSource.PinnedFile file : source.files()) {
-      files.add(upload.file(file));
+    try (Upload upload = new Upload(source, fence)) {
+      List<PendingFile> pendingFiles = new ArrayList<>();
+      for (SnapshotSource.PinnedFile file : source.files()) {
+        PendingFile pending = upload.file(file);
+        if (upload.stopped != null) {
+          upload.awaitQuietly();
+          return new PublishResult.Skipped(upload.stopped, "stopped while uploading " + file.path());
+        }
+        pendingFiles.add(pending);
+      }
+      upload.awaitAll();
       if (upload.stopped != null) {
-        upload.awaitQuietly();
-        return new PublishResult.Skipped(upload.stopped, "stopped while uploading " + file.path());
+        return new PublishResult.Skipped(upload.stopped, "stopped while uploading chunks");
       }
-    }
-    upload.awaitAll();
-    if (upload.stopped != null) {
-      return new PublishResult.Skipped(upload.stopped, "stopped while uploading chunks");
-    }
-    Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, source.cluster(), source.group(),
-        source.term(), source.index(), source.peers(), source.publisher(),
-        Instant.now(clock).truncatedTo(ChronoUnit.MILLIS), ToolVersion.get(), files);
-    byte[] encoded = ManifestCodec.encode(manifest);
-    // The last check before the generation becomes visible: a deposed leader must not publish.
-    return fence.exclusive(() -> {
-      SkipReason stop = fence.check();
-      if (stop != null) {
-        return new PublishResult.Skipped(stop, "checked before writing the manifest");
+      List<Manifest.FileEntry> files = new ArrayList<>();
+      for (PendingFile pending : pendingFiles) {
+        files.add(pending.entry());
       }
-      store.putIfAbsent(id.manifestKey(), Content.of(encoded));
-      return new PublishResult.Published(id, id.manifestKey(), upload.uploadedBytes.get(),
-          manifest.totalBytes(), upload.uploadedChunks.get(), upload.totalChunks.get(),
-          Duration.ofNanos(System.nanoTime() - started));
-    });
+      Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, source.cluster(), source.group(),
+          source.term(), source.index(), source.peers(), source.publisher(),
+          Instant.now(clock).truncatedTo(ChronoUnit.MILLIS), ToolVersion.get(), files);
+      byte[] encoded = ManifestCodec.encode(manifest);
+      // The last check before the generation becomes visible: a deposed leader must not publish.
+      return fence.exclusive(() -> {
+        SkipReason stop = fence.check();
+        if (stop != null) {
+          return new PublishResult.Skipped(stop, "checked before writing the manifest");
+        }
+        store.putIfAbsent(id.manifestKey(), Content.of(encoded));
+        return new PublishResult.Published(id, id.manifestKey(), upload.uploadedBytes.get(),
+            manifest.totalBytes(), upload.uploadedChunks.get(), upload.totalChunks.get(),
+            Duration.ofNanos(System.nanoTime() - started));
+      });
+    }
   }
 
   /** Ends the reading of a file once the fence has stopped the publish. */
@@ -100,10 +114,50 @@ public final class GenerationPublisher {
     }
   }
 
+  /**
+   * Chunks known to be stored before the publish starts (SHA-256 to size), so that most chunks need no
+   * request of their own to be de-duplicated: those the group's newest generation names (a generation's
+   * chunks stay while it exists, and the newest is never collected), or, for a group without a
+   * generation, those a listing finds (left by a publish that failed). A chunk not known is looked for
+   * with a head request first only when the group has a generation (an older one may hold it); in a
+   * group without one it is written at once, and put-if-absent still settles a race.
+   */
+  private record Known(Map<String, Long> chunks, boolean headUnknown) {
+
+    static Known of(ObjectStore store, SnapshotSource source) {
+      Map<String, Long> chunks = new HashMap<>();
+      try {
+        GenerationReader reader = new GenerationReader(store);
+        Optional<GenerationReader.StoredGeneration> newest = reader.newest(source.cluster(), source.group());
+        if (newest.isPresent()) {
+          for (Manifest.FileEntry file : reader.readManifest(newest.get().id()).files()) {
+            file.chunks().forEach(c -> chunks.put(c.sha256(), (long) c.size()));
+          }
+          return new Known(chunks, true);
+        }
+        for (ObjectInfo object : store.list(Layout.chunkPrefix(source.cluster(), source.group()))) {
+          chunks.put(object.key().substring(object.key().lastIndexOf('/') + 1), object.size());
+        }
+        return new Known(chunks, false);
+      } catch (RuntimeException e) {
+        return new Known(Map.of(), true); // e.g. a damaged newest manifest: look for every chunk
+      }
+    }
+
+    boolean stored(String sha256, int size) {
+      Long known = chunks.get(sha256);
+      return known != null && known == size;
+    }
+  }
+
   /** The state of one publish: chunks in flight, counters, and whether the fence stopped it. */
-  private final class Upload {
+  private final class Upload implements AutoCloseable {
     private final SnapshotSource source;
     private final Fence fence;
+    private final Known known;
+    /** Each runs one digest of the files, chunk after chunk in order. */
+    private final ExecutorService shaLane = Executors.newSingleThreadExecutor(daemon("offload-digest-sha256"));
+    private final ExecutorService md5Lane = Executors.newSingleThreadExecutor(daemon("offload-digest-md5"));
     private final Semaphore inFlight = new Semaphore(maxChunksInFlight);
     private final List<Future<?>> pending = new ArrayList<>();
     private final AtomicLong uploadedBytes = new AtomicLong();
@@ -114,21 +168,21 @@ public final class GenerationPublisher {
     Upload(SnapshotSource source, Fence fence) {
       this.source = source;
       this.fence = fence;
+      this.known = Known.of(store, source);
     }
 
-    Manifest.FileEntry file(SnapshotSource.PinnedFile file) throws IOException {
-      MessageDigest sha = Hashes.sha256();
-      MessageDigest md5 = Hashes.md5();
-      List<Manifest.ChunkRef> chunks = new ArrayList<>();
-      long[] size = {0};
+    /**
+     * Reads one file and hands out its chunks: each is uploaded (and its SHA-256 computed) on the upload
+     * threads, while the whole file's SHA-256 and MD5 are computed in order on two threads of their own,
+     * so that this thread only reads and finds boundaries. A chunk stays in memory (and counts against
+     * the bound) until it is stored and both digests have taken it in.
+     */
+    PendingFile file(SnapshotSource.PinnedFile file) throws IOException {
+      PendingFile pending = new PendingFile(file);
       try (InputStream in = Files.newInputStream(file.pinned())) {
         new Chunker(chunking).split(in, chunk -> {
-          sha.update(chunk);
-          md5.update(chunk);
-          size[0] += chunk.length;
-          String chunkSha = Hashes.sha256Hex(chunk);
-          chunks.add(new Manifest.ChunkRef(chunkSha, chunk.length));
-          submit(chunkSha, chunk);
+          pending.size += chunk.length;
+          submit(pending, chunk);
           if (stopped != null) {
             throw new Stopped();
           }
@@ -136,17 +190,12 @@ public final class GenerationPublisher {
       } catch (Stopped stop) {
         return null; // the caller sees `stopped`; this file's entry is never used
       }
-      String md5Hex = Hashes.hex(md5.digest());
-      if (file.expectedMd5() != null && !file.expectedMd5().equals(md5Hex)) {
-        throw new IOException("snapshot file " + file.path() + " has MD5 " + md5Hex
-            + " but Ratis recorded " + file.expectedMd5()
-            + ": the local snapshot is corrupt; it was not published");
-      }
-      return new Manifest.FileEntry(file.path(), size[0], Hashes.hex(sha.digest()),
-          file.expectedMd5() == null ? null : md5Hex, chunks);
+      pending.shaHex = shaLane.submit(() -> Hashes.hex(pending.sha.digest()));
+      pending.md5Hex = md5Lane.submit(() -> Hashes.hex(pending.md5.digest()));
+      return pending;
     }
 
-    private void submit(String chunkSha, byte[] chunk) throws IOException {
+    private void submit(PendingFile file, byte[] chunk) throws IOException {
       SkipReason stop = fence.check();
       if (stop != null) {
         stopped = stop;
@@ -159,19 +208,42 @@ public final class GenerationPublisher {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while uploading", e);
       }
-      FutureTask<Void> task = new FutureTask<>(() -> {
-        try {
-          storeChunk(chunkSha, chunk);
-        } finally {
+      AtomicInteger holders = new AtomicInteger(3); // the upload and the two file digests
+      Runnable release = () -> {
+        if (holders.decrementAndGet() == 0) {
           inFlight.release();
         }
-        return null;
+      };
+      FutureTask<String> task = new FutureTask<>(() -> {
+        try {
+          String chunkSha = Hashes.sha256Hex(chunk);
+          storeChunk(chunkSha, chunk);
+          return chunkSha;
+        } finally {
+          release.run();
+        }
       });
+      file.chunks.add(task);
+      file.sizes.add(chunk.length);
       pending.add(task);
+      shaLane.execute(() -> {
+        try {
+          file.sha.update(chunk);
+        } finally {
+          release.run();
+        }
+      });
+      md5Lane.execute(() -> {
+        try {
+          file.md5.update(chunk);
+        } finally {
+          release.run();
+        }
+      });
       try {
         uploads.execute(task);
       } catch (RuntimeException e) {
-        inFlight.release();
+        release.run();
         throw e;
       }
       failFast();
@@ -179,8 +251,11 @@ public final class GenerationPublisher {
 
     private void storeChunk(String chunkSha, byte[] chunk) {
       String key = Layout.chunkKey(source.cluster(), source.group(), chunkSha);
-      if (store.head(key).filter(info -> info.size() == chunk.length).isPresent()) {
-        return; // de-duplicated: stored by an earlier generation
+      if (known.stored(chunkSha, chunk.length)) {
+        return; // de-duplicated: stored for an earlier generation
+      }
+      if (known.headUnknown() && store.head(key).filter(info -> info.size() == chunk.length).isPresent()) {
+        return; // de-duplicated: stored by an older generation
       }
       if (store.putIfAbsent(key, Content.of(chunk)) == PutOutcome.CREATED) {
         uploadedBytes.addAndGet(chunk.length);
@@ -233,5 +308,61 @@ public final class GenerationPublisher {
         }
       }
     }
+
+    @Override
+    public void close() {
+      shaLane.shutdownNow();
+      md5Lane.shutdownNow();
+    }
+  }
+
+  /** A file being published: its chunks' uploads, and its digests being computed. */
+  private static final class PendingFile {
+    private final SnapshotSource.PinnedFile file;
+    private final MessageDigest sha = Hashes.sha256();
+    private final MessageDigest md5 = Hashes.md5();
+    private final List<Future<String>> chunks = new ArrayList<>();
+    private final List<Integer> sizes = new ArrayList<>();
+    private long size;
+    private Future<String> shaHex;
+    private Future<String> md5Hex;
+
+    PendingFile(SnapshotSource.PinnedFile file) {
+      this.file = file;
+    }
+
+    /** The manifest's entry, once every chunk is stored; checks the MD5 Ratis recorded. */
+    Manifest.FileEntry entry() throws IOException {
+      String md5 = done(md5Hex);
+      if (file.expectedMd5() != null && !file.expectedMd5().equals(md5)) {
+        throw new IOException("snapshot file " + file.path() + " has MD5 " + md5
+            + " but Ratis recorded " + file.expectedMd5()
+            + ": the local snapshot is corrupt; it was not published");
+      }
+      List<Manifest.ChunkRef> refs = new ArrayList<>();
+      for (int i = 0; i < chunks.size(); i++) {
+        refs.add(new Manifest.ChunkRef(done(chunks.get(i)), sizes.get(i)));
+      }
+      return new Manifest.FileEntry(file.path(), size, done(shaHex), file.expectedMd5() == null ? null : md5, refs);
+    }
+
+    private static String done(Future<String> future) throws IOException {
+      try {
+        return future.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while hashing", e);
+      } catch (ExecutionException e) {
+        throw new IOException("hashing failed: " + e.getCause(), e.getCause());
+      }
+    }
+  }
+
+  private static ThreadFactory daemon(String name) {
+    return runnable -> {
+      Thread thread = new Thread(runnable, name);
+      thread.setDaemon(true);
+      return thread;
+    };
   }
 }

@@ -15,13 +15,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Streams files out of a store with several chunk reads in flight, because an object store's latency,
  * not its bandwidth, bounds one read after another. Chunks are written in order, each verified (size,
- * SHA-256) before it is written; the whole file's SHA-256 and MD5 are checked at the end. Memory holds at
- * most {@code parallelism} chunks.
+ * SHA-256) before it is written; the whole file's SHA-256 and MD5 are checked at the end. The two file
+ * digests run on threads of their own, in order, while the next chunk is written, so that neither
+ * bounds the copy. Memory holds at most {@code 2 * parallelism} chunks (read ahead, and written but not
+ * yet digested).
  */
 final class ChunkPipeline implements AutoCloseable {
 
@@ -30,8 +33,12 @@ final class ChunkPipeline implements AutoCloseable {
   private final GenerationReader reader;
   private final int parallelism;
   private final ExecutorService pool;
+  private final ExecutorService shaLane = Executors.newSingleThreadExecutor(lane("offload-restore-sha256"));
+  private final ExecutorService md5Lane = Executors.newSingleThreadExecutor(lane("offload-restore-md5"));
+  private final Semaphore undigested;
 
   ChunkPipeline(ObjectStore store, int parallelism) {
+    this.undigested = new Semaphore(parallelism);
     this.reader = new GenerationReader(store);
     this.parallelism = parallelism;
     AtomicInteger count = new AtomicInteger();
@@ -61,26 +68,63 @@ final class ChunkPipeline implements AutoCloseable {
           window.add(pool.submit(() -> reader.readChunk(manifest, file, chunk)));
         }
         byte[] bytes = await(window.poll());
-        sha.update(bytes);
-        md5.update(bytes);
+        digest(sha, md5, bytes);
         out.write(bytes);
       }
     } finally {
       window.forEach(f -> f.cancel(true));
     }
-    String actualSha = Hashes.hex(sha.digest());
+    String actualSha = await(shaLane.submit(() -> Hashes.hex(sha.digest())));
     if (!actualSha.equals(file.sha256())) {
       throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has SHA-256 "
           + actualSha + ", the manifest says " + file.sha256());
     }
-    String actualMd5 = Hashes.hex(md5.digest());
+    String actualMd5 = await(md5Lane.submit(() -> Hashes.hex(md5.digest())));
     if (file.md5() != null && !actualMd5.equals(file.md5())) {
       throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has MD5 "
           + actualMd5 + ", the manifest says " + file.md5());
     }
   }
 
-  private static byte[] await(Future<byte[]> chunk) throws IOException {
+  /** Hands the chunk to both digest lanes, waiting while {@code parallelism} chunks are undigested. */
+  private void digest(MessageDigest sha, MessageDigest md5, byte[] bytes) throws IOException {
+    try {
+      undigested.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while hashing", e);
+    }
+    AtomicInteger lanes = new AtomicInteger(2);
+    Runnable done = () -> {
+      if (lanes.decrementAndGet() == 0) {
+        undigested.release();
+      }
+    };
+    shaLane.execute(() -> {
+      try {
+        sha.update(bytes);
+      } finally {
+        done.run();
+      }
+    });
+    md5Lane.execute(() -> {
+      try {
+        md5.update(bytes);
+      } finally {
+        done.run();
+      }
+    });
+  }
+
+  private static java.util.concurrent.ThreadFactory lane(String name) {
+    return r -> {
+      Thread thread = new Thread(r, name);
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+
+  private static <T> T await(Future<T> chunk) throws IOException {
     try {
       return chunk.get();
     } catch (InterruptedException e) {
@@ -102,5 +146,7 @@ final class ChunkPipeline implements AutoCloseable {
   @Override
   public void close() {
     pool.shutdownNow();
+    shaLane.shutdownNow();
+    md5Lane.shutdownNow();
   }
 }

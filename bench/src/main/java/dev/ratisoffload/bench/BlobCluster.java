@@ -1,0 +1,92 @@
+package dev.ratisoffload.bench;
+
+import dev.ratisoffload.plugin.OffloadConfigKeys;
+import dev.ratisoffload.plugin.SnapshotOffload;
+import dev.ratisoffload.publish.PublishResult;
+import dev.ratisoffload.refkv.KvClient;
+import dev.ratisoffload.testkit.RatisCluster;
+import io.prometheus.client.CollectorRegistry;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+
+/** A Ratis cluster of one group of {@link BlobStateMachine}s, and publishing its leader's snapshot. */
+final class BlobCluster implements AutoCloseable {
+
+  private final RatisCluster cluster;
+  private final RaftGroupId group;
+  private long snapshotIndex = -1;
+
+  BlobCluster(Path dir, int peers) throws IOException {
+    this.cluster = RatisCluster.builder(dir).peers(peers).groups(1)
+        .stateMachines(id -> new BlobStateMachine()).build().start();
+    this.group = cluster.groupIds().get(0);
+    cluster.awaitLeaders(RatisCluster.DEFAULT_TIMEOUT);
+  }
+
+  RatisCluster cluster() {
+    return cluster;
+  }
+
+  RaftGroupId group() {
+    return group;
+  }
+
+  RaftPeerId leader() {
+    return cluster.leaderOf(group);
+  }
+
+  /** Sends a command through the log and takes a snapshot on the leader; returns its index. */
+  long commandAndSnapshot(String command) throws IOException {
+    try (KvClient client = cluster.client(group)) {
+      RaftClientReply reply = client.raftClient().io().send(Message.valueOf(command));
+      if (!reply.isSuccess()) {
+        throw new IOException("command '" + command + "' failed: " + reply.getException());
+      }
+    }
+    snapshotIndex = cluster.snapshot(group);
+    return snapshotIndex;
+  }
+
+  /** The leader's snapshot directory (every file of the snapshot is in it). */
+  Path snapshotDir() throws IOException {
+    RaftServer.Division division = cluster.server(leader()).division(group);
+    return division.getStateMachine().getLatestSnapshot().getFiles().get(0).getPath().getParent();
+  }
+
+  long snapshotBytes() throws IOException {
+    RaftServer.Division division = cluster.server(leader()).division(group);
+    return division.getStateMachine().getLatestSnapshot().getFiles().stream()
+        .mapToLong(f -> f.getPath().toFile().length()).sum();
+  }
+
+  /**
+   * Attaches the plugin to the leader (no schedule), publishes the group once and detaches.
+   *
+   * @param extra more {@code offload.*} keys
+   */
+  PublishResult publish(String endpoint, String bucket, String clusterId, Map<String, String> extra) {
+    RaftServer server = cluster.server(leader()).raftServer();
+    RaftProperties p = new RaftProperties();
+    OffloadConfigKeys.Store.setUri(p, "s3://" + bucket + "/ratis");
+    OffloadConfigKeys.Cluster.setId(p, clusterId);
+    OffloadConfigKeys.S3.setEndpoint(p, endpoint);
+    OffloadConfigKeys.S3.setPathStyle(p, true);
+    extra.forEach(p::set);
+    try (SnapshotOffload offload = SnapshotOffload.builder(server, p).registry(new CollectorRegistry())
+        .withoutSchedule().attach()) {
+      return offload.publishNow(group);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    cluster.close();
+  }
+}

@@ -1,0 +1,88 @@
+package dev.ratisoffload.bench;
+
+import static dev.ratisoffload.bench.Benchmarks.num;
+
+import dev.ratisoffload.testkit.EmbeddedS3;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Cost to the cluster: the p99 latency of client writes to a 3-peer group while its leader publishes a
+ * generation of the full snapshot size, against the same load without publishing, measured alternately
+ * in the same JVM (the peers and the load in one child JVM). Latencies of all runs of each kind are
+ * pooled before the percentile is taken.
+ *
+ * <p>The store is S3Proxy in a JVM of its own at the lowest CPU priority ({@code nice -n 19}): a real
+ * store runs on other machines, and the CPU it spends receiving a generation is not the cluster's. The
+ * publishing itself (reading, chunking, hashing, the SDK's requests) runs in the leader's JVM at normal
+ * priority and is what this measures.
+ */
+final class CostBenchmark {
+
+  private final Size size;
+  private final Path work;
+  private final EmbeddedS3 s3;
+  private final List<Row> rows;
+  private final List<String> notes;
+  private final PrintStream out;
+
+  CostBenchmark(Size size, Path work, EmbeddedS3 s3, List<Row> rows, List<String> notes, PrintStream out) {
+    this.size = size;
+    this.work = work;
+    this.s3 = s3;
+    this.rows = rows;
+    this.notes = notes;
+    this.out = out;
+  }
+
+  void run() throws Exception {
+    int rate = size.loadRate();
+    try (ChildJvm store = ChildJvm.start("store at low priority", List.of("nice", "-n", "19"),
+            List.of("-Xmx1g"), StoreServer.class, work.resolve("cost-store.log"), work.resolve("cost-s3").toString());
+        ChildJvm group = ChildJvm.start("3-peer group", List.of("-Xmx1g"), ClusterLoad.class,
+            work.resolve("cost-cluster.log"), work.resolve("cost-cluster").toString())) {
+      String endpoint = store.call("endpoint").get("endpoint");
+      group.call("init " + size.files() + " " + size.bytesPerFile() + " 7");
+      boolean small = size.name().equals("small");
+      group.call("idle " + (small ? 1 : 3) + " " + rate); // warm-up, discarded
+      List<Long> idle = new ArrayList<>();
+      List<Long> publishing = new ArrayList<>();
+      double idleSeconds = small ? 2 : 5;
+      for (int r = 1; r <= size.reps(); r++) {
+        Map<String, String> i = group.call("idle " + idleSeconds + " " + rate);
+        idle.addAll(latencies(i));
+        String bucket = "cost-" + r;
+        store.call("bucket " + bucket);
+        Map<String, String> p = group.call("publish " + rate + " " + endpoint + " " + bucket + " cost" + r);
+        store.call("drop " + bucket);
+        publishing.addAll(latencies(p));
+        out.printf("  cost run %d: without publishing p50 %.1f ms p99 %.1f ms (%s writes); while publishing"
+                + " (%.1f s) p50 %.1f ms p99 %.1f ms (%s writes)%n", r, num(i, "p50ms"), num(i, "p99ms"),
+            i.get("writes"), num(p, "publishSeconds"), num(p, "p50ms"), num(p, "p99ms"), p.get("writes"));
+        idleSeconds = Math.max(idleSeconds, num(p, "publishSeconds"));
+      }
+      double idleP99 = p99(idle);
+      double busyP99 = p99(publishing);
+      double ratio = busyP99 / idleP99;
+      rows.add(new Row("cost: p99 write latency, 3-peer group, leader publishing " + size.snapshotText(),
+          String.format("%.1f ms", busyP99), String.format("%.1f ms (not publishing)", idleP99), ratio,
+          "<= 1.25", ratio <= 1.25));
+      notes.add(String.format("cost: %d writes/s open-loop; %d writes measured while publishing, %d without",
+          rate, publishing.size(), idle.size()));
+    }
+  }
+
+  private static List<Long> latencies(Map<String, String> reply) {
+    String text = reply.get("latenciesNs");
+    return text == null || text.isEmpty() ? List.of() : Arrays.stream(text.split(",")).map(Long::valueOf).toList();
+  }
+
+  private static double p99(List<Long> latencies) {
+    long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+    return ClusterLoad.Load.percentile(sorted, 0.99) / 1e6;
+  }
+}

@@ -1,0 +1,188 @@
+package dev.ratisoffload.bench;
+
+import static dev.ratisoffload.bench.Benchmarks.lng;
+import static dev.ratisoffload.bench.Benchmarks.mib;
+import static dev.ratisoffload.bench.Benchmarks.num;
+import static dev.ratisoffload.bench.Benchmarks.rate;
+
+import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.S3Settings;
+import dev.ratisoffload.store.StoreUri;
+import dev.ratisoffload.store.Stores;
+import dev.ratisoffload.testkit.EmbeddedS3;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Publish, incremental publish and restore.
+ *
+ * <p>The publishing peer is a one-peer Ratis group of {@link BlobStateMachine} with the plugin attached,
+ * in a JVM capped at 256 MiB of heap; its snapshot is several files of incompressible bytes. The
+ * baseline is the SDK's transfer manager (parallel multipart uploads) in a JVM of its own, uploading the
+ * same files. S3Proxy runs in this JVM. Runs alternate between the two and the best of each is kept.
+ */
+final class PublishBenchmark {
+
+  static final String PEER_HEAP = "-Xmx256m";
+
+  private final Size size;
+  private final Path work;
+  private final EmbeddedS3 s3;
+  private final boolean profile;
+  private final List<Row> rows;
+  private final List<String> notes;
+  private final PrintStream out;
+
+  PublishBenchmark(Size size, Path work, EmbeddedS3 s3, boolean profile, List<Row> rows, List<String> notes,
+      PrintStream out) {
+    this.size = size;
+    this.work = work;
+    this.s3 = s3;
+    this.profile = profile;
+    this.rows = rows;
+    this.notes = notes;
+    this.out = out;
+  }
+
+  void run() throws Exception {
+    String endpoint = s3.endpoint().toString();
+    List<String> peerOptions = new ArrayList<>(List.of(PEER_HEAP));
+    List<String> sdkOptions = new ArrayList<>(List.of("-Xmx1g"));
+    if (profile) {
+      peerOptions.add("-XX:StartFlightRecording=filename=" + work.resolve("publish-peer.jfr")
+          + ",settings=profile,dumponexit=true");
+      sdkOptions.add("-XX:StartFlightRecording=filename=" + work.resolve("sdk-baseline.jfr")
+          + ",settings=profile,dumponexit=true");
+    }
+    try (ChildJvm peer = ChildJvm.start("publishing peer", peerOptions, PublishPeer.class,
+            work.resolve("publish-peer.log"), work.resolve("publish-peer").toString());
+        ChildJvm sdk = ChildJvm.start("SDK baseline", sdkOptions, SdkBaseline.class,
+            work.resolve("sdk-baseline.log"), endpoint)) {
+      Map<String, String> init = peer.call("init " + size.files() + " " + size.bytesPerFile() + " 42");
+      String dir = init.get("dir");
+      long bytes = lng(init, "bytes");
+      out.printf("publish: snapshot of %s in %d files at %s%n", mib(bytes), size.files() + 1, dir);
+
+      double bestOurs = Double.MAX_VALUE;
+      double bestSdk = Double.MAX_VALUE;
+      Map<String, String> bestReply = null;
+      String lastBucket = null;
+      for (int r = 1; r <= size.reps(); r++) {
+        String sdkBucket = "baseline-" + r;
+        s3.createBucket(sdkBucket);
+        Map<String, String> b = sdk.call("upload " + sdkBucket + " " + dir);
+        Benchmarks.dropBucket(s3, sdkBucket);
+        bestSdk = Math.min(bestSdk, num(b, "seconds"));
+
+        String ourBucket = "offload-" + r;
+        s3.createBucket(ourBucket);
+        Map<String, String> o = peer.call("publish " + endpoint + " " + ourBucket + " bench");
+        if (lastBucket != null) {
+          Benchmarks.dropBucket(s3, lastBucket);
+        }
+        lastBucket = ourBucket;
+        if (num(o, "seconds") < bestOurs) {
+          bestOurs = num(o, "seconds");
+          bestReply = o;
+        }
+        out.printf("  run %d: SDK %s in %.2f s (%s); ours %s in %.2f s (%s), %d chunks, heap peak %s MiB"
+                + " of %s, GC %s ms%n", r, mib(lng(b, "bytes")), num(b, "seconds"),
+            rate(lng(b, "bytes"), num(b, "seconds")), mib(lng(o, "total")), num(o, "seconds"),
+            rate(lng(o, "total"), num(o, "seconds")), lng(o, "chunks"), o.get("heapPeakMiB"),
+            o.get("heapMaxMiB"), o.get("gcMillis"));
+      }
+      double ratio = bestSdk / bestOurs;
+      rows.add(new Row("publish " + size.snapshotText() + " (" + (size.files() + 1) + " files), peer heap 256 MiB",
+          rate(bytes, bestOurs), rate(bytes, bestSdk) + " (SDK multipart)", ratio, ">= 0.80",
+          ratio >= 0.8));
+      notes.add(String.format("publish: best of %d runs each; our heap peak %s MiB (cap %s MiB)", size.reps(),
+          bestReply.get("heapPeakMiB"), bestReply.get("heapMaxMiB")));
+
+      // Incremental: the next generations, in the same bucket and cluster, de-duplicate against it.
+      long onePercent = bytes / 100;
+      incremental("incremental: append 1%", peer.call("append " + onePercent), peer, endpoint, lastBucket);
+      incremental("incremental: rewrite a 1% region", peer.call("rewrite " + onePercent), peer, endpoint,
+          lastBucket);
+      restore(sdk, lastBucket);
+      Benchmarks.dropBucket(s3, lastBucket);
+    }
+  }
+
+  /**
+   * Restore of the newest generation (the one after the rewrite) into an empty data directory, against
+   * the SDK downloading the same chunk objects into files, unverified.
+   */
+  private void restore(ChildJvm sdk, String bucket) throws Exception {
+    List<String> keys = chunkKeysOfNewest(bucket);
+    Path keysFile = work.resolve("restore-keys.txt");
+    java.nio.file.Files.write(keysFile, keys);
+    List<String> options = new ArrayList<>(List.of("-Xmx512m"));
+    if (profile) {
+      options.add("-XX:StartFlightRecording=filename=" + work.resolve("restore.jfr")
+          + ",settings=profile,dumponexit=true");
+    }
+    double bestOurs = Double.MAX_VALUE;
+    double bestSdk = Double.MAX_VALUE;
+    long bytes = 0;
+    try (ChildJvm restorer = ChildJvm.start("restore", options, RestoreRun.class, work.resolve("restore.log"),
+        s3.endpoint().toString())) {
+      for (int r = 1; r <= size.reps(); r++) {
+        Path sdkDir = work.resolve("sdk-download");
+        Map<String, String> b = sdk.call("fetch " + bucket + " " + keysFile + " " + sdkDir);
+        BlobStateMachine.deleteTree(sdkDir);
+        bestSdk = Math.min(bestSdk, num(b, "seconds"));
+        Path dataDir = work.resolve("restored");
+        Map<String, String> o = restorer.call("restore " + bucket + " bench " + dataDir);
+        BlobStateMachine.deleteTree(dataDir);
+        bestOurs = Math.min(bestOurs, num(o, "seconds"));
+        bytes = lng(o, "bytes");
+        out.printf("  restore run %d: SDK %s (%d objects) in %.2f s (%s); ours %s in %.2f s (%s)%n", r,
+            mib(lng(b, "bytes")), keys.size(), num(b, "seconds"), rate(lng(b, "bytes"), num(b, "seconds")),
+            mib(bytes), num(o, "seconds"), rate(bytes, num(o, "seconds")));
+      }
+    }
+    double ratio = bestSdk / bestOurs;
+    rows.add(new Row("restore " + size.snapshotText() + " into a data directory, verified",
+        rate(bytes, bestOurs), rate(bytes, bestSdk) + " (SDK, unverified)", ratio, ">= 0.80", ratio >= 0.8));
+  }
+
+  /** The full keys (from the bucket's root) of every chunk the newest generation names, in order. */
+  private List<String> chunkKeysOfNewest(String bucket) {
+    S3Settings settings = S3Settings.builder().endpoint(s3.endpoint()).pathStyle(true)
+        .credentials(StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.accessKey(), s3.secretKey())))
+        .build();
+    try (ObjectStore store = Stores.open(StoreUri.parse("s3://" + bucket + "/ratis"), settings)) {
+      GenerationReader reader = new GenerationReader(store);
+      GenerationReader.StoredGeneration newest = reader.list(Layout.manifestPrefix("bench")).stream()
+          .reduce((a, b) -> b).orElseThrow();
+      Manifest manifest = reader.readManifest(newest.id());
+      List<String> keys = new ArrayList<>();
+      for (Manifest.FileEntry file : manifest.files()) {
+        for (Manifest.ChunkRef chunk : file.chunks()) {
+          keys.add("ratis/" + Layout.chunkKey(manifest.cluster(), manifest.group(), chunk.sha256()));
+        }
+      }
+      return keys;
+    }
+  }
+
+  private void incremental(String workload, Map<String, String> changed, ChildJvm peer, String endpoint,
+      String bucket) throws Exception {
+    long bytes = lng(changed, "bytes");
+    Map<String, String> o = peer.call("publish " + endpoint + " " + bucket + " bench");
+    long uploaded = lng(o, "uploaded");
+    double ratio = uploaded / (double) bytes;
+    out.printf("  %s: uploaded %s of %s (%d of %d chunks) in %.2f s%n", workload, mib(uploaded), mib(bytes),
+        lng(o, "uploadedChunks"), lng(o, "chunks"), num(o, "seconds"));
+    rows.add(new Row(workload, mib(uploaded) + " uploaded", mib(bytes) + " (SDK uploads all)", ratio,
+        "<= 0.03", ratio <= 0.03));
+  }
+}

@@ -1,0 +1,37 @@
+package dev.ratisoffload.bench;
+
+/**
+ * How big the benchmarks are. {@code full} is what the targets are stated for; {@code small} runs the
+ * same code in about a minute, so CI keeps it working (its figures say little).
+ *
+ * @param name small or full
+ * @param files files in the snapshot
+ * @param snapshotBytes the snapshot's size
+ * @param reps runs of each throughput measurement (the best is kept: the machine is shared and noisy)
+ * @param groups groups of the scale benchmark
+ * @param loadRate client writes per second of the cost benchmark
+ */
+record Size(String name, int files, long snapshotBytes, int reps, int groups, int loadRate) {
+
+  static final long MIB = 1024 * 1024;
+
+  static Size of(String name) {
+    return switch (name) {
+      case "small" -> new Size("small", 4, 32 * MIB, 1, 50, 20);
+      case "full" -> new Size("full", 8, 1024 * MIB, 3, 1000, 20);
+      default -> throw new IllegalArgumentException("--size must be small or full, not " + name);
+    };
+  }
+
+  Size withLoadRate(int rate) {
+    return new Size(name, files, snapshotBytes, reps, groups, rate);
+  }
+
+  long bytesPerFile() {
+    return snapshotBytes / files;
+  }
+
+  String snapshotText() {
+    return snapshotBytes >= 1024 * MIB ? snapshotBytes / (1024 * MIB) + " GiB" : snapshotBytes / MIB + " MiB";
+  }
+}

@@ -1,0 +1,39 @@
+package dev.ratisoffload.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the benchmark command in its small mode so the benchmark code keeps working. Benchmarks are not
+ * tests: nothing here looks at a figure, only that every row of the table was printed.
+ */
+class BenchmarksSmokeTest {
+
+  @Test
+  void smallModePrintsTheWholeTable(@TempDir Path work) throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    int code = Benchmarks.run(new String[] {"--size", "small", "--work", work.toString()}, out);
+    String printed = bytes.toString(StandardCharsets.UTF_8);
+    System.out.println(printed);
+    assertEquals(0, code, printed);
+    List<String> table = printed.lines().filter(l -> l.startsWith("| ")).toList();
+    for (String workload : List.of("| workload", "| publish ", "| incremental: append 1%",
+        "| incremental: rewrite a 1% region", "| restore ", "| cost: p99 write latency", "| kafka backup",
+        "| kafka restore", "| scale: 50 groups on one peer, first pass",
+        "| scale: most publishes writing to the store at once", "| scale: idle pass")) {
+      assertTrue(table.stream().anyMatch(l -> l.startsWith(workload)), "no row " + workload + " in\n" + printed);
+    }
+    for (String row : table) {
+      assertTrue(row.split("\\|").length >= 7, "a row without every column: " + row);
+    }
+  }
+}
