@@ -56,7 +56,7 @@ public final class ManifestRules {
     String[] segments = path.split("/", -1);
     for (String segment : segments) {
       if (!PATH_SEGMENT.matcher(segment).matches() || segment.equals(".") || segment.equals("..")) {
-        throw new IllegalArgumentException("unsafe file path '" + path.replaceAll("[^\\x20-\\x7e]", "?")
+        throw new IllegalArgumentException("unsafe file path '" + HashedJson.printable(path)
             + "': segments must be 1-255 of [A-Za-z0-9._+=,@-] and not '.' or '..'");
       }
     }
@@ -126,7 +126,7 @@ public final class ManifestRules {
 
   private static void require(boolean ok, String field, Object value) {
     if (!ok) {
-      String shown = String.valueOf(value).replaceAll("[^\\x20-\\x7e]", "?");
+      String shown = HashedJson.printable(String.valueOf(value));
       throw new IllegalArgumentException("invalid " + field + ": " + shown);
     }
   }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.format;
 
+import dev.ratisoffload.format.HashedJson;
 import java.util.regex.Pattern;
 
 /**
@@ -24,7 +25,7 @@ public final class TopicNames {
   /** Throws unless the name is one Kafka accepts. */
   public static String requireValid(String topic) {
     if (!isValid(topic)) {
-      throw new IllegalArgumentException("invalid topic name '" + printable(topic)
+      throw new IllegalArgumentException("invalid topic name '" + HashedJson.printable(topic)
           + "': Kafka topic names are 1-249 of letters, digits, '.', '_' and '-', and not '.' or '..'");
     }
     return topic;
@@ -40,16 +41,8 @@ public final class TopicNames {
   public static String fromKeySegment(String segment) {
     String topic = segment.startsWith(ESCAPED_DOT) ? "." + segment.substring(ESCAPED_DOT.length()) : segment;
     if (!isValid(topic) || !toKeySegment(topic).equals(segment)) {
-      throw new IllegalArgumentException("'" + printable(segment) + "' is not a topic's key segment");
+      throw new IllegalArgumentException("'" + HashedJson.printable(segment) + "' is not a topic's key segment");
     }
     return topic;
-  }
-
-  static String printable(String text) {
-    if (text == null) {
-      return "null";
-    }
-    String cut = text.length() > 80 ? text.substring(0, 80) + "..." : text;
-    return cut.replaceAll("[^\\x20-\\x7e]", "?");
   }
 }
