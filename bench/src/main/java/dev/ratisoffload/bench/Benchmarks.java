@@ -104,21 +104,22 @@ public final class Benchmarks {
     out.printf("machine: %s%n", Machine.describe());
     out.printf("work directory: %s%n", work);
     try (EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"))) {
+      Benchmark.Setting setting = new Benchmark.Setting(size, work, s3, profile, rows, notes, out);
       if (only.contains("publish")) {
-        new PublishBenchmark(size, work, s3, profile, rows, notes, out).run();
+        new PublishBenchmark(setting).run();
       } else {
         rows.add(Row.notRun("publish " + size.snapshotText(), ">= 0.80", "not run (--only)"));
         rows.add(Row.notRun("restore " + size.snapshotText(), ">= 0.80", "not run (--only)"));
       }
       if (only.contains("cost")) {
-        new CostBenchmark(size, work, s3, rows, notes, out).run();
+        new CostBenchmark(setting).run();
       } else {
         rows.add(Row.notRun("cost: p99 write latency while publishing", "<= 1.25", "not run (--only)"));
       }
       rows.add(Row.notRun("kafka backup", "(kafka work)", "not here: Kafka support is separate work"));
       rows.add(Row.notRun("kafka restore", "(kafka work)", "not here: Kafka support is separate work"));
       if (only.contains("scale")) {
-        new ScaleBenchmark(size, work, s3, rows, notes, out).run();
+        new ScaleBenchmark(setting).run();
       } else {
         rows.add(Row.notRun("scale: " + size.groups() + " groups, one pass", "completes", "not run (--only)"));
       }

@@ -2,9 +2,6 @@ package dev.ratisoffload.bench;
 
 import static dev.ratisoffload.bench.Benchmarks.num;
 
-import dev.ratisoffload.testkit.EmbeddedS3;
-import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,24 +18,13 @@ import java.util.Map;
  * publishing itself (reading, chunking, hashing, the SDK's requests) runs in the leader's JVM at normal
  * priority and is what this measures.
  */
-final class CostBenchmark {
+final class CostBenchmark extends Benchmark {
 
-  private final Size size;
-  private final Path work;
-  private final EmbeddedS3 s3;
-  private final List<Row> rows;
-  private final List<String> notes;
-  private final PrintStream out;
-
-  CostBenchmark(Size size, Path work, EmbeddedS3 s3, List<Row> rows, List<String> notes, PrintStream out) {
-    this.size = size;
-    this.work = work;
-    this.s3 = s3;
-    this.rows = rows;
-    this.notes = notes;
-    this.out = out;
+  CostBenchmark(Setting setting) {
+    super(setting);
   }
 
+  @Override
   void run() throws Exception {
     int rate = size.loadRate();
     try (ChildJvm store = ChildJvm.start("store at low priority", List.of("nice", "-n", "19"),

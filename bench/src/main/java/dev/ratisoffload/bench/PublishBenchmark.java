@@ -12,10 +12,8 @@ import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.S3Settings;
 import dev.ratisoffload.store.StoreUri;
 import dev.ratisoffload.store.Stores;
-import dev.ratisoffload.testkit.EmbeddedS3;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,29 +27,15 @@ import java.util.Map;
  * baseline is the SDK's transfer manager (parallel multipart uploads) in a JVM of its own, uploading the
  * same files. S3Proxy runs in this JVM. Runs alternate between the two and the best of each is kept.
  */
-final class PublishBenchmark {
+final class PublishBenchmark extends Benchmark {
 
   static final String PEER_HEAP = "-Xmx256m";
 
-  private final Size size;
-  private final Path work;
-  private final EmbeddedS3 s3;
-  private final boolean profile;
-  private final List<Row> rows;
-  private final List<String> notes;
-  private final PrintStream out;
-
-  PublishBenchmark(Size size, Path work, EmbeddedS3 s3, boolean profile, List<Row> rows, List<String> notes,
-      PrintStream out) {
-    this.size = size;
-    this.work = work;
-    this.s3 = s3;
-    this.profile = profile;
-    this.rows = rows;
-    this.notes = notes;
-    this.out = out;
+  PublishBenchmark(Setting setting) {
+    super(setting);
   }
 
+  @Override
   void run() throws Exception {
     String endpoint = s3.endpoint().toString();
     List<String> peerOptions = new ArrayList<>(List.of(PEER_HEAP));

@@ -3,9 +3,6 @@ package dev.ratisoffload.bench;
 import static dev.ratisoffload.bench.Benchmarks.lng;
 import static dev.ratisoffload.bench.Benchmarks.num;
 
-import dev.ratisoffload.testkit.EmbeddedS3;
-import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -14,27 +11,16 @@ import java.util.Map;
  * The limit is {@code offload.schedule.concurrency} publishes at once, each with up to
  * {@code offload.upload.parallelism} (8) chunk uploads in flight.
  */
-final class ScaleBenchmark {
+final class ScaleBenchmark extends Benchmark {
 
   static final int CONCURRENCY = 2;
   static final int PARALLELISM = 8;
 
-  private final Size size;
-  private final Path work;
-  private final EmbeddedS3 s3;
-  private final List<Row> rows;
-  private final List<String> notes;
-  private final PrintStream out;
-
-  ScaleBenchmark(Size size, Path work, EmbeddedS3 s3, List<Row> rows, List<String> notes, PrintStream out) {
-    this.size = size;
-    this.work = work;
-    this.s3 = s3;
-    this.rows = rows;
-    this.notes = notes;
-    this.out = out;
+  ScaleBenchmark(Setting setting) {
+    super(setting);
   }
 
+  @Override
   void run() throws Exception {
     int groups = size.groups();
     // First passes spread over the jitter; the next (idle) pass comes one interval later.

@@ -3,26 +3,11 @@ package dev.ratisoffload.cli;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Locale;
 
 /** How sizes, times and durations read in tables and messages. */
 final class Formats {
 
   private Formats() {}
-
-  static String bytes(long bytes) {
-    if (bytes < 1024) {
-      return bytes + " B";
-    }
-    String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-    double value = bytes;
-    int unit = -1;
-    while (value >= 1024 && unit < units.length - 1) {
-      value /= 1024;
-      unit++;
-    }
-    return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
-  }
 
   /** An instant to the second, ISO-8601. */
   static String time(Instant instant) {

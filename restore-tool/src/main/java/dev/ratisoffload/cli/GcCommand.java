@@ -1,8 +1,9 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.Layout.GenerationId;
-import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.retention.GarbageCollector.GcReport;
+import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
@@ -11,10 +12,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code offload gc}: applies a retention policy to a cluster's groups. Prints the plan (what is kept
@@ -159,7 +160,7 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
     for (GcReport report : reports) {
       out.printf("group %s: %s %d unreferenced chunk(s), %s; %d younger than --chunk-grace kept%s%s%n",
           report.group(), apply ? "deleted" : "would delete", report.deletedChunks(),
-          Formats.bytes(report.deletedChunkBytes()), report.youngChunks(),
+          ByteSizes.format(report.deletedChunkBytes()), report.youngChunks(),
           report.refusedDeletes() > 0 ? "; " + report.refusedDeletes() + " delete(s) refused by object lock" : "",
           report.failure() != null ? "; STOPPED: " + ErrorReporter.oneLine(report.failure().getMessage()) : "");
     }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.kafka.backup.BackupListener;
 import dev.ratisoffload.kafka.backup.BackupSettings;
 import dev.ratisoffload.kafka.backup.BackupSummary;
@@ -176,7 +177,7 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
     Table table = new Table("TOPIC", "PARTITION", "SEGMENTS", "RECORDS", "HOLE OFFSETS", "STORED", "NEXT OFFSET");
     for (BackupSummary.PartitionSummary p : summary.partitions()) {
       table.row(summary.topic(), p.partition(), p.segmentsStored(), p.recordsStored(), p.holeOffsetsStored(),
-          Formats.bytes(p.bytesStored()), p.nextOffset());
+          ByteSizes.format(p.bytesStored()), p.nextOffset());
     }
     table.print(out);
   }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
 import dev.ratisoffload.restore.GenerationCatalog;
 import dev.ratisoffload.restore.Selection;
@@ -87,7 +88,7 @@ final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Adv
     Table table = new Table("CLUSTER", "GROUP", "INDEX", "TERM", "CREATED", "SIZE", "FILES", "PUBLISHER");
     for (Listed l : listed) {
       table.row(l.cluster(), l.group(), l.index(), l.term(), Formats.time(l.createdAt()),
-          l.bytes() == null ? "CORRUPT" : Formats.bytes(l.bytes()), l.files(),
+          l.bytes() == null ? "CORRUPT" : ByteSizes.format(l.bytes()), l.files(),
           l.publisher() == null ? null : l.publisher() + " (term " + l.leaderTerm() + ")");
     }
     table.print(out);

@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.restore.TransferListener;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -64,8 +65,8 @@ final class ProgressMeter implements TransferListener {
     String left = rate <= 0 || done == 0 ? "?" : Formats.duration(
         Duration.ofMillis((long) ((total - done) / rate * 1000)));
     int percent = total == 0 ? 100 : (int) (done * 100 / total);
-    return String.format(Locale.ROOT, "%s %s of %s (%d%%), %s/s, %s left", label, Formats.bytes(done),
-        Formats.bytes(total), percent, Formats.bytes((long) rate), left);
+    return String.format(Locale.ROOT, "%s %s of %s (%d%%), %s/s, %s left", label, ByteSizes.format(done),
+        ByteSizes.format(total), percent, ByteSizes.format((long) rate), left);
   }
 
   private void draw() {

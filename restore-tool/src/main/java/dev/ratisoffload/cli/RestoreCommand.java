@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.restore.ClusterRestorer;
 import dev.ratisoffload.restore.GenerationChoice;
 import dev.ratisoffload.restore.RestorePlan;
@@ -129,7 +130,7 @@ final class RestoreCommand extends OffloadStoreCommand implements ErrorReporter.
     }
     Table table = new Table("GROUP", "INDEX", "TERM", "START TERM", "FILES", "SIZE", "PEERS");
     for (Restored r : rows) {
-      table.row(r.group(), r.index(), r.term(), r.startTerm(), r.files(), Formats.bytes(r.bytes()),
+      table.row(r.group(), r.index(), r.term(), r.startTerm(), r.files(), ByteSizes.format(r.bytes()),
           String.join(",", r.peers()));
     }
     table.print(out);

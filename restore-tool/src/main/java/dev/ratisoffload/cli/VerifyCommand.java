@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
 import dev.ratisoffload.restore.GenerationCatalog;
 import dev.ratisoffload.restore.GenerationVerifier;
@@ -105,7 +106,7 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
     }
     Table table = new Table("CLUSTER", "GROUP", "INDEX", "TERM", "SIZE", "STATUS", "PROBLEM");
     for (Verdict v : verdicts) {
-      table.row(v.cluster(), v.group(), v.index(), v.term(), v.bytes() == null ? null : Formats.bytes(v.bytes()),
+      table.row(v.cluster(), v.group(), v.index(), v.term(), v.bytes() == null ? null : ByteSizes.format(v.bytes()),
           v.status(), v.problem());
     }
     table.print(out);

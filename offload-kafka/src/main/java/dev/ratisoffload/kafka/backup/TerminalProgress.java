@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.backup;
 
+import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
 import dev.ratisoffload.kafka.format.SegmentHeader;
 import java.io.PrintWriter;
@@ -52,7 +53,7 @@ public final class TerminalProgress implements BackupListener {
     b.append(summaryLine(p)).append("\033[K\n");
     for (BackupProgress.PartitionProgress part : p.partitions()) {
       b.append(String.format(Locale.ROOT, "  %s/%-5d records %,14d  %10s  lag %12s  segments %,7d  next offset %,d",
-          p.topic(), part.partition(), part.recordsRead(), bytes(part.bytesRead()), lag(part.lag()),
+          p.topic(), part.partition(), part.recordsRead(), ByteSizes.format(part.bytesRead()), lag(part.lag()),
           part.segmentsStored(), part.position())).append("\033[K\n");
     }
     out.print(b);
@@ -62,24 +63,10 @@ public final class TerminalProgress implements BackupListener {
 
   static String summaryLine(BackupProgress p) {
     return String.format(Locale.ROOT, "%s: %,d records, %s read in %ds, lag %s, %d partitions", p.topic(),
-        p.recordsRead(), bytes(p.bytesRead()), p.elapsed().toSeconds(), lag(p.lag()), p.partitions().size());
+        p.recordsRead(), ByteSizes.format(p.bytesRead()), p.elapsed().toSeconds(), lag(p.lag()), p.partitions().size());
   }
 
   private static String lag(long lag) {
     return lag < 0 ? "?" : String.format(Locale.ROOT, "%,d", lag);
-  }
-
-  static String bytes(long n) {
-    if (n < 1024) {
-      return n + " B";
-    }
-    String[] units = {"KiB", "MiB", "GiB", "TiB"};
-    double v = n;
-    int u = -1;
-    while (v >= 1024 && u < units.length - 1) {
-      v /= 1024;
-      u++;
-    }
-    return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
   }
 }

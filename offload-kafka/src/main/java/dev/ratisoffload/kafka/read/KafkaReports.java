@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.ratisoffload.format.ByteSizes;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -37,13 +38,13 @@ public final class KafkaReports {
     for (ListReport.TopicListing t : report.topics()) {
       b.append(String.format(Locale.ROOT, "topic %s (id %s): %s partitions, %,d records, %s, newest record %s%n",
           t.topic(), t.topicId(), t.partitionCount() == null ? "?" : t.partitionCount(), t.records(),
-          bytes(t.storedBytes()), t.newestRecord() == null ? "-" : t.newestRecord()));
+          ByteSizes.format(t.storedBytes()), t.newestRecord() == null ? "-" : t.newestRecord()));
       b.append(String.format(Locale.ROOT, "  %9s  %-31s  %12s  %10s  %9s  %10s  %s%n", "partition", "offsets",
           "records", "holes", "segments", "stored", "newest record"));
       for (ListReport.PartitionListing p : t.partitions()) {
         b.append(String.format(Locale.ROOT, "  %9d  %-31s  %,12d  %,10d  %,9d  %10s  %s%s%n", p.partition(),
             p.firstOffset() + "-" + p.lastOffset(), p.records(), p.holeOffsets(), p.segments(),
-            bytes(p.storedBytes()), p.newestRecord() == null ? "-" : p.newestRecord(),
+            ByteSizes.format(p.storedBytes()), p.newestRecord() == null ? "-" : p.newestRecord(),
             p.breaks() > 0 ? "  (" + p.breaks() + " breaks: run kafka verify)" : ""));
         p.problems().forEach(problem -> b.append("    problem: ").append(problem).append('\n'));
       }
@@ -81,19 +82,5 @@ public final class KafkaReports {
     List<OffsetRange> shown = p.holes().subList(0, Math.min(HOLES_SHOWN, p.holes().size()));
     boolean more = p.holes().size() > HOLES_SHOWN || !p.holesListed();
     return " at " + shown.stream().map(OffsetRange::toString).collect(Collectors.joining(", ")) + (more ? ", ..." : "");
-  }
-
-  static String bytes(long n) {
-    if (n < 1024) {
-      return n + " B";
-    }
-    String[] units = {"KiB", "MiB", "GiB", "TiB"};
-    double v = n;
-    int u = -1;
-    while (v >= 1024 && u < units.length - 1) {
-      v /= 1024;
-      u++;
-    }
-    return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
   }
 }
