@@ -1,5 +1,6 @@
 package dev.ratisoffload.bench;
 
+import dev.ratisoffload.io.DurableFiles;
 import dev.ratisoffload.testkit.EmbeddedS3;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -92,7 +93,7 @@ public final class Benchmarks {
       return 0;
     } finally {
       if (ownsWork && !keep && !profile) {
-        BlobStateMachine.deleteTree(work);
+        DurableFiles.deleteTree(work);
       }
     }
   }
@@ -178,7 +179,7 @@ public final class Benchmarks {
 
   /** Removes a bucket's objects directly from S3Proxy's directory, to keep the disk from filling. */
   static void dropBucket(EmbeddedS3 s3, String bucket) throws IOException {
-    BlobStateMachine.deleteTree(s3.dataDir().resolve(bucket));
+    DurableFiles.deleteTree(s3.dataDir().resolve(bucket));
   }
 
   /** A description of this machine, for the record. */

@@ -1,5 +1,6 @@
 package dev.ratisoffload.bench;
 
+import dev.ratisoffload.io.DurableFiles;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -134,7 +135,7 @@ final class BlobStateMachine extends BaseStateMachine {
     synchronized void write(BlobSpec spec, TermIndex termIndex) throws IOException {
       Path dir = smDir.toPath().resolve("blob-" + termIndex.getTerm() + "_" + termIndex.getIndex());
       Path tmp = smDir.toPath().resolve(".tmp-" + dir.getFileName());
-      deleteTree(tmp);
+      DurableFiles.deleteTree(tmp);
       Files.createDirectories(tmp);
       Path previous = latest == null ? null : latest.getFiles().get(0).getPath().getParent();
       for (int i = 0; i < spec.fileCount(); i++) {
@@ -163,7 +164,7 @@ final class BlobStateMachine extends BaseStateMachine {
     public void cleanupOldSnapshots(SnapshotRetentionPolicy policy) throws IOException {
       List<Path> dirs = dirsNewestFirst();
       for (Path old : dirs.subList(Math.min(2, dirs.size()), dirs.size())) {
-        deleteTree(old);
+        DurableFiles.deleteTree(old);
       }
     }
 
@@ -201,16 +202,5 @@ final class BlobStateMachine extends BaseStateMachine {
 
   static String dataName(int i) {
     return String.format("data-%02d", i);
-  }
-
-  static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 }

@@ -8,16 +8,17 @@ import static dev.ratisoffload.bench.Benchmarks.rate;
 import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.io.DurableFiles;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.S3Settings;
 import dev.ratisoffload.store.StoreUri;
 import dev.ratisoffload.store.Stores;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 
 /**
  * Publish, incremental publish and restore.
@@ -121,11 +122,11 @@ final class PublishBenchmark extends Benchmark {
       for (int r = 1; r <= size.reps(); r++) {
         Path sdkDir = work.resolve("sdk-download");
         Map<String, String> b = sdk.call("fetch " + bucket + " " + keysFile + " " + sdkDir);
-        BlobStateMachine.deleteTree(sdkDir);
+        DurableFiles.deleteTree(sdkDir);
         bestSdk = Math.min(bestSdk, num(b, "seconds"));
         Path dataDir = work.resolve("restored");
         Map<String, String> o = restorer.call("restore " + bucket + " bench " + dataDir);
-        BlobStateMachine.deleteTree(dataDir);
+        DurableFiles.deleteTree(dataDir);
         bestOurs = Math.min(bestOurs, num(o, "seconds"));
         bytes = lng(o, "bytes");
         out.printf("  restore run %d: SDK %s (%d objects) in %.2f s (%s); ours %s in %.2f s (%s)%n", r,

@@ -1,5 +1,6 @@
 package dev.ratisoffload.store;
 
+import dev.ratisoffload.io.DurableFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -192,8 +193,8 @@ public final class DirectoryObjectStore implements ObjectStore {
   }
 
   private static void forceDirectory(Path directory) {
-    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-      channel.force(true);
+    try {
+      DurableFiles.syncDirectory(directory);
     } catch (IOException ignored) {
       // Some file systems cannot open a directory for reading; the link itself is already durable
       // there or cannot be made so.

@@ -1,5 +1,6 @@
 package dev.ratisoffload.plugin;
 
+import dev.ratisoffload.io.DurableFiles;
 import dev.ratisoffload.publish.SnapshotSource.PinnedFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,9 +10,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.statemachine.SnapshotInfo;
 
@@ -87,13 +86,8 @@ final class SnapshotPin implements AutoCloseable {
 
   /** Removes everything under a spool directory, e.g. pins left by a crash. */
   static void clear(Path spool) {
-    if (!Files.exists(spool)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(spool)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
+    try {
+      DurableFiles.deleteTree(spool);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot clear the spool directory " + spool, e);
     }

@@ -9,8 +9,7 @@ import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
-import dev.ratisoffload.store.Content;
-import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.ForwardingObjectStore;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.Stores;
 import dev.ratisoffload.refkv.KvClient;
@@ -22,7 +21,6 @@ import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.exporter.HTTPServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -471,63 +469,21 @@ class ScheduledOffloadEndToEndTest {
     }
 
     ObjectStore wrap(ObjectStore store) {
-      return new ObjectStore() {
-        private <T> T observe(String key, java.util.function.Supplier<T> call) {
+      return new ForwardingObjectStore(store) {
+        @Override
+        protected <T> T call(String key, java.util.function.Supplier<T> request) {
           Optional<String> group = groupOf(key);
           if (group.isEmpty()) {
-            return call.get();
+            return request.get();
           }
           AtomicInteger count = active.computeIfAbsent(group.get(), g -> new AtomicInteger());
           count.incrementAndGet();
           try {
             max.accumulateAndGet((int) active.values().stream().filter(c -> c.get() > 0).count(), Math::max);
-            return call.get();
+            return request.get();
           } finally {
             count.decrementAndGet();
           }
-        }
-
-        @Override
-        public PutOutcome putIfAbsent(String key, Content content) {
-          return observe(key, () -> store.putIfAbsent(key, content));
-        }
-
-        @Override
-        public InputStream get(String key) {
-          return observe(key, () -> store.get(key));
-        }
-
-        @Override
-        public InputStream get(String key, long offset, long length) {
-          return observe(key, () -> store.get(key, offset, length));
-        }
-
-        @Override
-        public Optional<ObjectInfo> head(String key) {
-          return observe(key, () -> store.head(key));
-        }
-
-        @Override
-        public List<ObjectInfo> list(String prefix) {
-          return observe(prefix, () -> store.list(prefix));
-        }
-
-        @Override
-        public void delete(String key) {
-          observe(key, () -> {
-            store.delete(key);
-            return null;
-          });
-        }
-
-        @Override
-        public String describe() {
-          return store.describe();
-        }
-
-        @Override
-        public void close() {
-          store.close();
         }
       };
     }

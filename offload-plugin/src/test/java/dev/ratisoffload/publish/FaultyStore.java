@@ -1,12 +1,9 @@
 package dev.ratisoffload.publish;
 
 import dev.ratisoffload.store.Content;
-import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.ForwardingObjectStore;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreUnavailableException;
-import java.io.InputStream;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,16 +12,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A store that delegates to a real one but can fail puts after a number of them, or hold puts until
  * released, to test what a publish leaves behind when the store fails or leadership moves mid-upload.
  */
-public final class FaultyStore implements ObjectStore {
+public final class FaultyStore extends ForwardingObjectStore {
 
-  private final ObjectStore delegate;
   private final AtomicInteger putsBeforeFailure = new AtomicInteger(Integer.MAX_VALUE);
   private volatile CountDownLatch gate;
   private final CountDownLatch blocked = new CountDownLatch(1);
   private final AtomicInteger puts = new AtomicInteger();
 
   public FaultyStore(ObjectStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Lets {@code n} more puts through, then fails every put as if the store went away. */
@@ -76,41 +72,6 @@ public final class FaultyStore implements ObjectStore {
       throw new StoreUnavailableException("injected failure writing " + key, null);
     }
     puts.incrementAndGet();
-    return delegate.putIfAbsent(key, content);
-  }
-
-  @Override
-  public InputStream get(String key) {
-    return delegate.get(key);
-  }
-
-  @Override
-  public InputStream get(String key, long offset, long length) {
-    return delegate.get(key, offset, length);
-  }
-
-  @Override
-  public Optional<ObjectInfo> head(String key) {
-    return delegate.head(key);
-  }
-
-  @Override
-  public List<ObjectInfo> list(String prefix) {
-    return delegate.list(prefix);
-  }
-
-  @Override
-  public void delete(String key) {
-    delegate.delete(key);
-  }
-
-  @Override
-  public String describe() {
-    return delegate.describe();
-  }
-
-  @Override
-  public void close() {
-    delegate.close();
+    return super.putIfAbsent(key, content);
   }
 }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.restore;
 
+import dev.ratisoffload.io.DurableFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringWriter;

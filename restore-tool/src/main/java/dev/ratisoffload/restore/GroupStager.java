@@ -1,6 +1,7 @@
 package dev.ratisoffload.restore;
 
 import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.io.DurableFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;

@@ -1,4 +1,4 @@
-package dev.ratisoffload.restore;
+package dev.ratisoffload.io;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,13 +11,16 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
-/** File operations that reach the disk before they return, so a crash cannot undo them. */
-final class DurableFiles {
+/**
+ * File operations that reach the disk before they return, so a crash cannot undo them, and a tree
+ * deletion that never follows a link and tolerates files vanishing under it.
+ */
+public final class DurableFiles {
 
   private DurableFiles() {}
 
   /** Creates a new file (never replacing one), writes the bytes and forces them to disk. */
-  static void writeNew(Path file, byte[] bytes) throws IOException {
+  public static void writeNew(Path file, byte[] bytes) throws IOException {
     try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE)) {
       ByteBuffer buffer = ByteBuffer.wrap(bytes);
@@ -29,14 +32,14 @@ final class DurableFiles {
   }
 
   /** Forces a directory's entries to disk, so the names created in it survive a crash. */
-  static void syncDirectory(Path directory) throws IOException {
+  public static void syncDirectory(Path directory) throws IOException {
     try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
       channel.force(true);
     }
   }
 
   /** Forces every directory of a tree to disk, deepest first. */
-  static void syncTree(Path root) throws IOException {
+  public static void syncTree(Path root) throws IOException {
     Files.walkFileTree(root, new SimpleFileVisitor<>() {
       @Override
       public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
@@ -50,14 +53,14 @@ final class DurableFiles {
   }
 
   /** Deletes a tree without following symbolic links: a link is removed, never what it points to. */
-  static void deleteTree(Path root) throws IOException {
+  public static void deleteTree(Path root) throws IOException {
     if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     Files.walkFileTree(root, new SimpleFileVisitor<>() {
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
-        deleteIfExists(file);
+        Files.deleteIfExists(file);
         return FileVisitResult.CONTINUE;
       }
 
@@ -74,13 +77,10 @@ final class DurableFiles {
         if (e != null && !(e instanceof NoSuchFileException)) {
           throw e;
         }
-        deleteIfExists(dir);
+        Files.deleteIfExists(dir);
         return FileVisitResult.CONTINUE;
       }
     });
   }
 
-  private static void deleteIfExists(Path path) throws IOException {
-    Files.deleteIfExists(path);
-  }
 }
