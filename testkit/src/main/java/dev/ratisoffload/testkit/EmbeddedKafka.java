@@ -8,13 +8,11 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -132,13 +130,7 @@ public final class EmbeddedKafka implements AutoCloseable {
   @Override
   public synchronized void close() throws IOException {
     stop();
-    if (Files.exists(dataDir)) {
-      try (Stream<Path> paths = Files.walk(dataDir)) {
-        for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-          Files.delete(p);
-        }
-      }
-    }
+    TempDirs.delete(dataDir);
   }
 
   private Properties config() {

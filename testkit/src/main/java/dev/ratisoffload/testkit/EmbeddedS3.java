@@ -5,10 +5,8 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
-import java.util.stream.Stream;
 import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
 import org.jclouds.ContextBuilder;
@@ -140,12 +138,8 @@ public final class EmbeddedS3 implements AutoCloseable {
   @Override
   public synchronized void close() throws IOException {
     stop();
-    if (ownsDataDir && Files.exists(dataDir)) {
-      try (Stream<Path> paths = Files.walk(dataDir)) {
-        for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-          Files.delete(p);
-        }
-      }
+    if (ownsDataDir) {
+      TempDirs.delete(dataDir);
     }
   }
 
