@@ -3,6 +3,8 @@ package dev.ratisoffload.drill;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ratisoffload.cli.ExitCodes;
+import dev.ratisoffload.cli.OffloadCommand;
 import dev.ratisoffload.plugin.OffloadConfigKeys;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -17,10 +19,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /**
- * Every configuration key and metric name that the README, docs/ and runbook/ mention exists in the
- * code, so the documentation cannot drift from what the software does.
+ * Every configuration key, metric name, command-line flag and exit code that the README, docs/ and
+ * runbook/ mention exists in the code, so the documentation cannot drift from what the software does.
  */
 class DocumentationDriftTest {
 
@@ -100,5 +103,66 @@ class DocumentationDriftTest {
     // Prometheus derives these series from histograms.
     unknown.removeIf(name -> defined.contains(name.replaceAll("_(bucket|sum|count)$", "")));
     assertEquals(Set.of(), unknown, "metrics named in the documentation but not defined");
+  }
+
+  private static final Pattern COMMAND_LINE = Pattern.compile("(?m)^\\s*(?:scripts/)?offload ([a-z]+)((?:[^\\n]*\\\\\\n)*[^\\n]*)");
+  private static final Pattern FLAG = Pattern.compile("(?<![\\w-])--[a-z][a-z0-9-]*");
+  private static final Pattern NESTED = Pattern.compile("\\s+([a-z]+)\\b");
+
+  /** Every flag used in a documented {@code offload <command> ...} line is an option of that command. */
+  @Test
+  void everyDocumentedFlagExists() throws Exception {
+    CommandLine offload = new CommandLine(new OffloadCommand());
+    Set<String> problems = new TreeSet<>();
+    int checked = 0;
+    for (Path doc : documents()) {
+      Matcher line = COMMAND_LINE.matcher(Files.readString(doc));
+      while (line.find()) {
+        CommandLine sub = offload.getSubcommands().get(line.group(1));
+        if (sub == null) {
+          continue; // prose such as "offload is ..." is not a command line
+        }
+        String rest = line.group(2);
+        String name = line.group(1);
+        // Nested commands, such as "offload kafka backup": the flags are the innermost command's.
+        Matcher word = NESTED.matcher(rest);
+        while (word.lookingAt() && sub.getSubcommands().containsKey(word.group(1))) {
+          name = name + " " + word.group(1);
+          sub = sub.getSubcommands().get(word.group(1));
+          rest = rest.substring(word.end());
+          word = NESTED.matcher(rest);
+        }
+        Matcher flag = FLAG.matcher(rest);
+        while (flag.find()) {
+          checked++;
+          if (sub.getCommandSpec().findOption(flag.group()) == null
+              && offload.getCommandSpec().findOption(flag.group()) == null) {
+            problems.add(ProjectFiles.root().relativize(doc) + ": offload " + name + " " + flag.group());
+          }
+        }
+      }
+    }
+    assertTrue(checked > 20, "found the documented command lines (" + checked + " flags)");
+    assertEquals(Set.of(), problems, "flags the documentation uses that the commands do not have");
+  }
+
+  /** The exit-code tables list exactly the codes the command line defines. */
+  @Test
+  void documentedExitCodesExist() throws Exception {
+    Set<Integer> defined = new TreeSet<>();
+    for (Field field : ExitCodes.class.getFields()) {
+      if (field.getType() == int.class && Modifier.isStatic(field.getModifiers())) {
+        defined.add(field.getInt(null));
+      }
+    }
+    Pattern row = Pattern.compile("(?m)^\\| ([0-9]) \\|");
+    for (String name : List.of("docs/cli.md", "runbook/README.md")) {
+      Set<Integer> documented = new TreeSet<>();
+      Matcher m = row.matcher(Files.readString(ProjectFiles.root().resolve(name)));
+      while (m.find()) {
+        documented.add(Integer.parseInt(m.group(1)));
+      }
+      assertEquals(defined, documented, "exit codes in " + name);
+    }
   }
 }

@@ -5,6 +5,7 @@ import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreUnavailableException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -57,7 +58,7 @@ public final class GenerationReader {
     try (InputStream in = store.get(key)) {
       bytes = in.readNBytes(ManifestCodec.MAX_MANIFEST_BYTES + 1);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + key + " from " + store.describe(), e);
+      throw new StoreUnavailableException("cannot read " + key + " from " + store.describe() + ": " + e, e);
     }
     Manifest manifest = ManifestCodec.decode(bytes, key);
     if (!GenerationId.of(manifest).equals(id)) {
@@ -105,7 +106,7 @@ public final class GenerationReader {
       throw new IntegrityException("chunk " + key + " of file " + file.path() + " in "
           + describe(manifest) + " is missing");
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + key + " from " + store.describe(), e);
+      throw new StoreUnavailableException("cannot read " + key + " from " + store.describe() + ": " + e, e);
     }
     if (bytes.length != chunk.size()) {
       throw new IntegrityException("chunk " + key + " of file " + file.path() + " in " + describe(manifest)

@@ -106,6 +106,11 @@ public final class ManifestRules {
       require(sum == file.size(), "chunk sizes of " + file.path() + " (sum " + sum + ", file size "
           + file.size() + ")", sum);
     }
+    // A restore writes "<path>.md5" beside each file with an MD5: no file may take that name.
+    for (Manifest.FileEntry file : files) {
+      require(file.md5() == null || !paths.contains(file.path() + ".md5"),
+          "file path (clashes with the MD5 sidecar of " + file.path() + ")", file.path() + ".md5");
+    }
     // A file may not also be a directory of another ("a" and "a/b"): one of them could not be created.
     for (String path : paths) {
       for (int slash = path.indexOf('/'); slash > 0; slash = path.indexOf('/', slash + 1)) {

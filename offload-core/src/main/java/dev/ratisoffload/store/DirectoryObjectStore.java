@@ -7,9 +7,11 @@ import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
@@ -17,7 +19,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.stream.Stream;
 
 /**
  * An object store in a local or network directory: one file per key, directories for '/' segments.
@@ -119,15 +120,29 @@ public final class DirectoryObjectStore implements ObjectStore {
       return List.of();
     }
     List<ObjectInfo> objects = new ArrayList<>();
-    try (Stream<Path> files = Files.walk(start)) {
-      files.filter(Files::isRegularFile)
-          .filter(path -> !isTemporary(root.relativize(path)))
-          .forEach(path -> {
+    try {
+      // A walk runs while other threads or processes put and delete: a temporary file renamed away,
+      // or an object deleted, between reading a directory and looking at the entry is not an error.
+      Files.walkFileTree(start, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path path, BasicFileAttributes attributes) {
+          if (attributes.isRegularFile() && !isTemporary(root.relativize(path))) {
             String key = root.relativize(path).toString().replace('\\', '/');
             if (key.startsWith(prefix)) {
               head(key).ifPresent(objects::add);
             }
-          });
+          }
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path path, IOException e) throws IOException {
+          if (e instanceof NoSuchFileException) {
+            return FileVisitResult.CONTINUE;
+          }
+          throw e;
+        }
+      });
     } catch (IOException | UncheckedIOException e) {
       throw failure("list", prefix, e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
     }

@@ -33,7 +33,7 @@ final class ManifestFixtures {
     Arbitrary<List<String>> paths = segment.list().ofMinSize(1).ofMaxSize(3)
         .map(segments -> "sm/" + String.join("/", segments))
         .list().ofMinSize(1).ofMaxSize(4).uniqueElements()
-        .filter(ManifestFixtures::noFileIsADirectory);
+        .filter(ManifestFixtures::pathsCanCoexist);
     Arbitrary<byte[]> contents = Arbitraries.bytes().array(byte[].class).ofMaxSize(40);
     Arbitrary<List<Manifest.FileEntry>> files = paths.flatMap(list -> contents.list().ofSize(list.size())
         .map(bytes -> {
@@ -53,10 +53,10 @@ final class ManifestFixtures {
             Instant.ofEpochSecond(1_700_000_000L + i % 1000), "test", f));
   }
 
-  private static boolean noFileIsADirectory(List<String> paths) {
+  private static boolean pathsCanCoexist(List<String> paths) {
     for (String a : paths) {
       for (String b : paths) {
-        if (b.startsWith(a + "/")) {
+        if (b.startsWith(a + "/") || b.equals(a + ".md5")) {
           return false;
         }
       }

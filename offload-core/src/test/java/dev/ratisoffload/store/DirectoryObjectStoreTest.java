@@ -68,6 +68,24 @@ class DirectoryObjectStoreTest extends ObjectStoreContract {
   }
 
   @Test
+  void listsWhileAnotherThreadWritesInTheSameDirectory() throws Exception {
+    String dir = key("busy") + "/";
+    java.util.concurrent.CompletableFuture<Void> writer = java.util.concurrent.CompletableFuture.runAsync(() -> {
+      for (int i = 0; i < 150; i++) {
+        store().putIfAbsent(dir + String.format("%05d", i), Content.of(bytes("v" + i)));
+      }
+    });
+    int lists = 0;
+    while (!writer.isDone()) {
+      store().list(dir); // temporary files appear and vanish under the walk: never an error
+      lists++;
+    }
+    writer.get();
+    assertEquals(150, store().list(dir).size());
+    org.junit.jupiter.api.Assertions.assertTrue(lists > 0);
+  }
+
+  @Test
   void leavesNoTemporaryFiles() throws IOException {
     store().putIfAbsent(key("k"), Content.of(bytes("v")));
     assertThrows(ObjectConflictException.class, () -> store().putIfAbsent(key("k"), Content.of(bytes("w"))));

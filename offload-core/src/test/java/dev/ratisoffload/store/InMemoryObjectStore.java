@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -21,6 +22,20 @@ public final class InMemoryObjectStore implements ObjectStore {
 
   public InMemoryObjectStore(Clock clock) {
     this.clock = clock;
+  }
+
+  /** A store whose objects are all last modified at the epoch. */
+  public InMemoryObjectStore() {
+    this(Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
+  }
+
+  /** A copy of an object's bytes. */
+  public byte[] bytes(String key) {
+    Entry e = objects.get(key);
+    if (e == null) {
+      throw new ObjectNotFoundException(describe(), key);
+    }
+    return e.bytes.clone();
   }
 
   @Override

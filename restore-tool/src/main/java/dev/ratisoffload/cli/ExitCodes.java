@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.restore.InvalidRestoreRequestException;
 import dev.ratisoffload.restore.TargetRefusedException;
 import dev.ratisoffload.store.IntegrityException;
@@ -31,6 +32,9 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
   }
 
   public static int of(Throwable failure) {
+    if (failure instanceof KafkaOffloadException kafka) {
+      return kafka.exitCode();
+    }
     if (failure instanceof CommandLine.ParameterException
         || failure instanceof InvalidRestoreRequestException) {
       return USAGE;

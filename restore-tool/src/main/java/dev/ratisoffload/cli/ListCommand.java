@@ -8,13 +8,9 @@ import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code offload list}: the stored generations, by cluster and group, newest first. */
 @Command(name = "list",
@@ -27,22 +23,10 @@ import picocli.CommandLine.Model.CommandSpec;
         "      --cluster orders-prod",
         "  offload list --store file:///mnt/backups --since 2026-05-01 \\",
         "      --until 2026-05-02T06:00:00Z --json"})
-final class ListCommand implements Callable<Integer>, ErrorReporter.Advising {
-
-  @ParentCommand
-  private OffloadCommand parent;
-
-  @Spec
-  private CommandSpec spec;
-
-  @Mixin
-  private StoreOptions storeOptions;
+final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;
-
-  @Mixin
-  private OutputOptions output;
 
   @Option(names = "--since", paramLabel = "TIME", converter = Converters.Time.class,
       description = "Only generations created at or after TIME (ISO-8601 instant, or a date: its start, UTC).")
@@ -59,7 +43,7 @@ final class ListCommand implements Callable<Integer>, ErrorReporter.Advising {
   @Override
   public Integer call() {
     Selection selection = selectionOptions.selection();
-    try (ObjectStore store = parent.openStore(storeOptions)) {
+    try (ObjectStore store = openStore()) {
       GenerationCatalog catalog = new GenerationCatalog(store);
       List<StoredGeneration> generations = catalog.find(selection).values().stream()
           .flatMap(List::stream).toList();

@@ -18,8 +18,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = OffloadCommand.Version.class,
     description = "Lists, verifies and restores the Ratis snapshot generations that the offload plugin "
-        + "publishes, and reports how fresh they are.",
+        + "publishes, reports how fresh they are, and collects garbage; backs up Kafka topics into the same "
+        + "store (offload kafka).",
     subcommands = {ListCommand.class, VerifyCommand.class, RestoreCommand.class, StatusCommand.class,
+        GcCommand.class, KafkaCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExit codes (every subcommand):%n",
     footer = {
@@ -27,9 +29,10 @@ import picocli.CommandLine.Spec;
         "  1  internal error (a bug: please report it with the output of --verbose)",
         "  2  invalid invocation",
         "  3  backup data missing, corrupt or inconsistent (retrying cannot help)",
-        "  4  store unreachable or another transient failure (retrying may help)",
+        "  4  store or broker unreachable, or another transient failure (retrying may help)",
         "  5  target refused: a group directory exists, the directory holds another",
-        "     cluster's groups, or another restore is writing into it",
+        "     cluster's groups, or another restore is writing into it; kafka backup: the",
+        "     store holds an earlier topic of the same name, or another backup writes the topic",
         "  6  status only: a group's newest generation is older than --max-age",
         "",
         "Example:",
@@ -96,7 +99,7 @@ public final class OffloadCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a subcommand is required: list, verify, restore or status");
+        "a subcommand is required: list, verify, restore, status, gc or kafka");
   }
 
   static final class Version implements CommandLine.IVersionProvider {

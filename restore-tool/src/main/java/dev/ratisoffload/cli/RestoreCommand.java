@@ -13,15 +13,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /** {@code offload restore}: brings a cluster's groups back into one peer's Ratis storage directory. */
 @Command(name = "restore",
@@ -42,19 +38,7 @@ import picocli.CommandLine.Spec;
         "  offload restore --store file:///mnt/backups --cluster orders-prod \\",
         "      --at 2026-05-01T06:00:00Z --data-dir /var/lib/ratis/n1 \\",
         "      --peers n1=10.0.1.1:9872,n2=10.0.1.2:9872,n3=10.0.1.3:9872"})
-final class RestoreCommand implements Callable<Integer>, ErrorReporter.Advising {
-
-  @ParentCommand
-  private OffloadCommand parent;
-
-  @Spec
-  private CommandSpec spec;
-
-  @Mixin
-  private StoreOptions storeOptions;
-
-  @Mixin
-  private OutputOptions output;
+final class RestoreCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private ProgressOptions progress;
@@ -98,7 +82,7 @@ final class RestoreCommand implements Callable<Integer>, ErrorReporter.Advising 
   @Override
   public Integer call() {
     RestoreRequest request = request();
-    try (ObjectStore store = parent.openStore(storeOptions)) {
+    try (ObjectStore store = openStore()) {
       ClusterRestorer restorer = new ClusterRestorer(store);
       RestorePlan plan = restorer.plan(request);
       TransferListener meter = ProgressMeter.create(progress.mode, spec.commandLine().getErr(), "restored");

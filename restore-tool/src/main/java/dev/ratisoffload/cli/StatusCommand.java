@@ -10,13 +10,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /** {@code offload status}: how fresh each group's newest generation is; a health check with --max-age. */
 @Command(name = "status",
@@ -30,22 +26,10 @@ import picocli.CommandLine.Spec;
         "  offload status --store s3://backups/ratis --cluster orders-prod",
         "  offload status --store s3://backups/ratis --cluster orders-prod \\",
         "      --max-age 24h --json"})
-final class StatusCommand implements Callable<Integer>, ErrorReporter.Advising {
-
-  @ParentCommand
-  private OffloadCommand parent;
-
-  @Spec
-  private CommandSpec spec;
-
-  @Mixin
-  private StoreOptions storeOptions;
+final class StatusCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;
-
-  @Mixin
-  private OutputOptions output;
 
   @Option(names = "--max-age", paramLabel = "DURATION", converter = Converters.RatisDuration.class,
       description = "Exit 6 when a group's newest generation is older than this (e.g. 30min, 24h).")
@@ -59,7 +43,7 @@ final class StatusCommand implements Callable<Integer>, ErrorReporter.Advising {
   public Integer call() {
     Selection selection = selectionOptions.selection();
     Instant now = parent.clock().instant();
-    try (ObjectStore store = parent.openStore(storeOptions)) {
+    try (ObjectStore store = openStore()) {
       GenerationCatalog catalog = new GenerationCatalog(store);
       Map<GenerationCatalog.GroupKey, List<StoredGeneration>> found = catalog.find(selection);
       List<GroupStatus> statuses = new ArrayList<>();

@@ -11,13 +11,9 @@ import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.Spec;
 
 /** {@code offload verify}: proves generations restorable by reading back every byte. */
 @Command(name = "verify",
@@ -33,22 +29,10 @@ import picocli.CommandLine.Spec;
         "  offload verify --store s3://backups/ratis --cluster orders-prod",
         "  offload verify --store file:///mnt/backups --cluster orders-prod \\",
         "      --group 02511d47-d67c-49a3-9011-abb3109a44c1 --all --json"})
-final class VerifyCommand implements Callable<Integer>, ErrorReporter.Advising {
-
-  @ParentCommand
-  private OffloadCommand parent;
-
-  @Spec
-  private CommandSpec spec;
-
-  @Mixin
-  private StoreOptions storeOptions;
+final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;
-
-  @Mixin
-  private OutputOptions output;
 
   @Mixin
   private ProgressOptions progress;
@@ -63,7 +47,7 @@ final class VerifyCommand implements Callable<Integer>, ErrorReporter.Advising {
   @Override
   public Integer call() {
     Selection selection = selectionOptions.selection();
-    try (ObjectStore store = parent.openStore(storeOptions)) {
+    try (ObjectStore store = openStore()) {
       GenerationCatalog catalog = new GenerationCatalog(store);
       var found = catalog.find(selection);
       List<String> missing = catalog.missingGroups(selection, found);

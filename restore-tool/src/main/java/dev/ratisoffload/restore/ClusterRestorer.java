@@ -62,7 +62,6 @@ public final class ClusterRestorer {
       GenerationSelector.Selected selected = selector.select(request.cluster(), group, request.choice());
       Manifest manifest = selected.manifest();
       requireNamed(manifest, request.cluster(), group);
-      requireNoSidecarClash(manifest, selected.stored().id().manifestKey());
       manifest.peers().forEach(p -> peerIds.add(p.id()));
       plans.add(new GroupPlan(selected.stored().id(), manifest,
           PeerAddresses.apply(group, manifest.peers(), request.peerAddresses()),
@@ -155,18 +154,6 @@ public final class ClusterRestorer {
       throw new TargetRefusedException("the generation found for group " + group + " of cluster "
           + cluster + " belongs to group " + manifest.group() + " of cluster " + manifest.cluster()
           + "; nothing was written");
-    }
-  }
-
-  /** A file and the MD5 sidecar written beside another file must not be the same path. */
-  private static void requireNoSidecarClash(Manifest manifest, String key) {
-    Set<String> paths = new HashSet<>();
-    manifest.files().forEach(f -> paths.add(f.path()));
-    for (Manifest.FileEntry file : manifest.files()) {
-      if (file.md5() != null && paths.contains(file.path() + RatisDirectoryWriter.MD5_SUFFIX)) {
-        throw new IntegrityException("manifest " + key + " lists both " + file.path() + " and "
-            + file.path() + RatisDirectoryWriter.MD5_SUFFIX + ", where that file's MD5 sidecar belongs");
-      }
     }
   }
 

@@ -84,15 +84,27 @@ class HostileManifestTest {
     for (byte[] bytes : List.of(a, b)) {
       store.putIfAbsent(Layout.chunkKey(CLUSTER, GROUP, Hashes.sha256Hex(bytes)), Content.of(bytes));
     }
-    Manifest manifest = new Manifest(Manifest.FORMAT_VERSION, CLUSTER, GROUP, 1, 5,
-        List.of(new Manifest.Peer("n0", "127.0.0.1:1")), new Manifest.Publisher("n0", 1),
-        Instant.parse("2026-05-01T00:00:00Z"), "x",
-        List.of(entry("sm/snapshot.1_5", a, true), entry("sm/snapshot.1_5.md5", b, false)));
-    store.putIfAbsent(Layout.GenerationId.of(manifest).manifestKey(), Content.of(ManifestCodec.encode(manifest)));
+    List<Manifest.FileEntry> clashing = List.of(entry("sm/snapshot.1_5", a, true), entry("sm/snapshot.1_5.md5", b, false));
+    assertThrows(IllegalArgumentException.class, () -> ManifestCodec.encode(manifest(clashing)),
+        "the publisher can never write such a manifest");
+    // A forger who controls the whole object: the same manifest with a correct hash.
+    byte[] valid = ManifestCodec.encode(manifest(
+        List.of(entry("sm/snapshot.1_5", a, true), entry("sm/snapshot.1_5.mdx", b, false))));
+    String object = new String(valid, StandardCharsets.UTF_8);
+    String body = object.substring(object.indexOf('\n') + 1).replace("snapshot.1_5.mdx", "snapshot.1_5.md5");
+    byte[] forged = ("ratis-offload-manifest 1 sha256=" + Hashes.sha256Hex(body.getBytes(StandardCharsets.UTF_8))
+        + "\n" + body).getBytes(StandardCharsets.UTF_8);
+    store.putIfAbsent(Layout.GenerationId.of(manifest(clashing)).manifestKey(), Content.of(forged));
 
     IntegrityException e = assertThrows(IntegrityException.class, () -> new ClusterRestorer(store).plan(
         new RestoreRequest(CLUSTER, List.of(GROUP), new GenerationChoice.Newest(), Map.of(), tmp.resolve("d"))));
     assertTrue(e.getMessage().contains("MD5 sidecar"), e.getMessage());
+  }
+
+  static Manifest manifest(List<Manifest.FileEntry> files) {
+    return new Manifest(Manifest.FORMAT_VERSION, CLUSTER, GROUP, 1, 5,
+        List.of(new Manifest.Peer("n0", "127.0.0.1:1")), new Manifest.Publisher("n0", 1),
+        Instant.parse("2026-05-01T00:00:00Z"), "x", files);
   }
 
   static Manifest.FileEntry entry(String path, byte[] content, boolean md5) {

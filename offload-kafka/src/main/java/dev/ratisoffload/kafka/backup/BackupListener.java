@@ -1,0 +1,19 @@
+package dev.ratisoffload.kafka.backup;
+
+import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
+import dev.ratisoffload.kafka.format.SegmentHeader;
+
+/** Hears what a backup does; called on the backup's thread, so implementations must be quick. */
+public interface BackupListener {
+
+  /** The partitions are assigned and positioned; records are about to be read. */
+  default void started(BackupProgress progress) {}
+
+  /** A segment was stored. */
+  default void segmentStored(SegmentKey key, SegmentHeader header) {}
+
+  /** Every progress interval, and once at the end. */
+  default void progress(BackupProgress progress) {}
+
+  BackupListener NONE = new BackupListener() {};
+}

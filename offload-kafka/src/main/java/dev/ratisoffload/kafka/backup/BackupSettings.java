@@ -1,0 +1,171 @@
+package dev.ratisoffload.kafka.backup;
+
+import dev.ratisoffload.format.ManifestRules;
+import dev.ratisoffload.kafka.format.TopicNames;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * What one backup run does: which topic and partitions it reads from which brokers, into which
+ * cluster's tree, and how it cuts segments.
+ *
+ * @param partitions the partitions to back up; empty for all of them (and any added while following)
+ * @param follow keep the backup current until stopped, instead of stopping once caught up
+ * @param readCommitted read with {@code isolation.level=read_committed} (aborted transactional
+ *     records become holes); false reads every record, aborted ones included
+ * @param segmentBytes a segment is closed once its body reaches this many bytes (before compression)
+ * @param segmentAge a segment is closed once it has been open this long, so the store is never further
+ *     behind than that while following
+ * @param memoryBudget bytes the open segments of all partitions may hold; above it the largest is
+ *     closed early
+ * @param acceptRecreatedTopic start a new chain when the store holds a backup of an earlier topic of
+ *     the same name (deleted and created again), instead of refusing
+ * @param brokerTimeout how long a metadata or offset request to the broker may take before the backup
+ *     gives up (exit 4)
+ * @param clientProperties extra Kafka client settings (security, for example), applied last
+ */
+public record BackupSettings(
+    String bootstrapServers,
+    String topic,
+    String cluster,
+    List<Integer> partitions,
+    boolean follow,
+    boolean readCommitted,
+    long segmentBytes,
+    Duration segmentAge,
+    long memoryBudget,
+    boolean acceptRecreatedTopic,
+    Duration brokerTimeout,
+    Duration progressInterval,
+    Map<String, String> clientProperties) {
+
+  public static final long DEFAULT_SEGMENT_BYTES = 16L * 1024 * 1024;
+  public static final Duration DEFAULT_SEGMENT_AGE = Duration.ofSeconds(30);
+  public static final long DEFAULT_MEMORY_BUDGET = 256L * 1024 * 1024;
+
+  public BackupSettings {
+    if (bootstrapServers == null || bootstrapServers.isBlank()) {
+      throw new IllegalArgumentException("bootstrap servers are required (HOST:PORT)");
+    }
+    TopicNames.requireValid(topic);
+    ManifestRules.requireClusterId(cluster);
+    partitions = List.copyOf(new TreeSet<>(Objects.requireNonNull(partitions)));
+    for (int p : partitions) {
+      if (p < 0) {
+        throw new IllegalArgumentException("invalid partition " + p + ": partitions are numbered from 0");
+      }
+    }
+    if (segmentBytes < 1024 || segmentBytes > 1024L * 1024 * 1024) {
+      throw new IllegalArgumentException("segment size " + segmentBytes + " bytes: expected 1 KiB to 1 GiB");
+    }
+    requirePositive(segmentAge, "segment age");
+    requirePositive(brokerTimeout, "broker timeout");
+    requirePositive(progressInterval, "progress interval");
+    if (memoryBudget < segmentBytes) {
+      throw new IllegalArgumentException("memory budget " + memoryBudget + " bytes is below the segment size "
+          + segmentBytes);
+    }
+    clientProperties = Map.copyOf(clientProperties);
+  }
+
+  private static void requirePositive(Duration d, String what) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(what + " must be positive, not " + d);
+    }
+  }
+
+  public static Builder builder(String bootstrapServers, String topic, String cluster) {
+    return new Builder(bootstrapServers, topic, cluster);
+  }
+
+  /** Defaults: all partitions, one-shot, read_committed, 16 MiB / 30 s segments, 256 MiB of memory. */
+  public static final class Builder {
+    private final String bootstrapServers;
+    private final String topic;
+    private final String cluster;
+    private List<Integer> partitions = List.of();
+    private boolean follow;
+    private boolean readCommitted = true;
+    private long segmentBytes = DEFAULT_SEGMENT_BYTES;
+    private Duration segmentAge = DEFAULT_SEGMENT_AGE;
+    private long memoryBudget = DEFAULT_MEMORY_BUDGET;
+    private boolean acceptRecreatedTopic;
+    private Duration brokerTimeout = Duration.ofSeconds(30);
+    private Duration progressInterval = Duration.ofSeconds(1);
+    private Map<String, String> clientProperties = Map.of();
+
+    private Builder(String bootstrapServers, String topic, String cluster) {
+      this.bootstrapServers = bootstrapServers;
+      this.topic = topic;
+      this.cluster = cluster;
+    }
+
+    public Builder partitions(List<Integer> partitions) {
+      this.partitions = partitions;
+      return this;
+    }
+
+    public Builder follow(boolean follow) {
+      this.follow = follow;
+      return this;
+    }
+
+    public Builder readCommitted(boolean readCommitted) {
+      this.readCommitted = readCommitted;
+      return this;
+    }
+
+    public Builder segmentBytes(long segmentBytes) {
+      this.segmentBytes = segmentBytes;
+      return this;
+    }
+
+    public Builder segmentAge(Duration segmentAge) {
+      this.segmentAge = segmentAge;
+      return this;
+    }
+
+    public Builder memoryBudget(long memoryBudget) {
+      this.memoryBudget = memoryBudget;
+      return this;
+    }
+
+    public Builder acceptRecreatedTopic(boolean accept) {
+      this.acceptRecreatedTopic = accept;
+      return this;
+    }
+
+    public Builder brokerTimeout(Duration brokerTimeout) {
+      this.brokerTimeout = brokerTimeout;
+      return this;
+    }
+
+    public Builder progressInterval(Duration progressInterval) {
+      this.progressInterval = progressInterval;
+      return this;
+    }
+
+    public Builder clientProperties(Map<String, String> clientProperties) {
+      this.clientProperties = clientProperties;
+      return this;
+    }
+
+    public BackupSettings build() {
+      return new BackupSettings(bootstrapServers, topic, cluster, partitions, follow, readCommitted, segmentBytes,
+          segmentAge, memoryBudget, acceptRecreatedTopic, brokerTimeout, progressInterval,
+          clientProperties);
+    }
+  }
+
+  public String isolation() {
+    return readCommitted ? "read_committed" : "read_uncommitted";
+  }
+
+  public Optional<List<Integer>> selectedPartitions() {
+    return partitions.isEmpty() ? Optional.empty() : Optional.of(partitions);
+  }
+}

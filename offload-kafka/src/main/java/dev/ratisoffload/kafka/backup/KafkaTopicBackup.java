@@ -1,0 +1,536 @@
+package dev.ratisoffload.kafka.backup;
+
+import dev.ratisoffload.kafka.KafkaOffloadException;
+import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
+import dev.ratisoffload.kafka.format.BackupRecord;
+import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
+import dev.ratisoffload.kafka.format.RecordHeader;
+import dev.ratisoffload.kafka.format.SegmentHeader;
+import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
+import dev.ratisoffload.kafka.format.TimestampKind;
+import dev.ratisoffload.kafka.format.TopicManifest;
+import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
+import dev.ratisoffload.kafka.read.PartitionChain;
+import dev.ratisoffload.kafka.read.SegmentSource;
+import dev.ratisoffload.kafka.read.StoredSegment;
+import dev.ratisoffload.kafka.read.TopicIncarnation;
+import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.store.ObjectStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Backs up one topic into a store as one chain of segments per partition.
+ *
+ * <p>The consumer assigns the partitions itself (no consumer group) and reads with read_committed
+ * unless told otherwise. Each partition's chain continues exactly after its last stored segment, which
+ * is verified first, so a backup stopped at any point (SIGTERM, SIGKILL, a crash) and started again
+ * stores every record once: records read but not yet stored are simply read again. A segment is
+ * stored when it is big enough or old enough, when the partition is caught up (one-shot), or when the
+ * backup stops; before each store the topic's id is checked, so records of a topic deleted and created
+ * again never extend the old chain.
+ *
+ * <p>{@link #run()} runs on the caller's thread; {@link #requestStop()} may be called from any other
+ * (a signal handler) and makes {@code run()} store its open segments and return promptly.
+ */
+public final class KafkaTopicBackup {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicBackup.class);
+  private static final Duration POLL = Duration.ofMillis(200);
+  private static final Duration TOPIC_RECHECK = Duration.ofSeconds(30);
+
+  private final BackupSettings settings;
+  private final ObjectStore store;
+  private final BackupListener listener;
+  private final SegmentSource source;
+  private final TopicManifests manifests;
+  private final SegmentUploader uploader;
+  private final AtomicBoolean running = new AtomicBoolean();
+  private volatile boolean stopRequested;
+  private volatile KafkaConsumer<byte[], byte[]> consumer;
+
+  public KafkaTopicBackup(BackupSettings settings, ObjectStore store, BackupListener listener) {
+    this.settings = settings;
+    this.store = store;
+    this.listener = listener;
+    this.source = new SegmentSource(store);
+    this.manifests = new TopicManifests(source, Clock.systemUTC());
+    this.uploader = new SegmentUploader(store, settings.brokerTimeout());
+  }
+
+  /** Asks a running backup to store what it has read and return; safe from any thread. */
+  public void requestStop() {
+    stopRequested = true;
+    KafkaConsumer<byte[], byte[]> c = consumer;
+    if (c != null) {
+      try {
+        c.wakeup();
+      } catch (RuntimeException ignored) {
+        // closed meanwhile: run() is ending anyway
+      }
+    }
+  }
+
+  /**
+   * Runs the backup: until caught up (one-shot) or until {@link #requestStop()} (follow).
+   *
+   * @throws KafkaOffloadException with the kind that says which exit code applies
+   * @throws IntegrityException when the stored chain is corrupt where it must be continued
+   */
+  public BackupSummary run() {
+    if (!running.compareAndSet(false, true)) {
+      throw new IllegalStateException("a backup object runs once");
+    }
+    long startNanos = System.nanoTime();
+    Admin admin = Admin.create(adminProperties());
+    try {
+      TopicInspector inspector = new TopicInspector(admin, settings.topic(), settings.bootstrapServers(),
+          settings.brokerTimeout());
+      TopicInspector.TopicState topic = inspector.describe();
+      Uuid topicId = topic.topicId();
+      List<Integer> partitions = choosePartitions(topic.partitions());
+      KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
+      refuseOtherIncarnation(catalog, topicId);
+      Optional<TopicManifests.Versioned> stored = manifests.newest(settings.cluster(), settings.topic(), topicId);
+      refuseIsolationChange(stored);
+      TopicManifests.Versioned manifest = manifests.ensure(describeManifest(topic, inspector), stored);
+      TopicIncarnation incarnation = catalog.incarnation(settings.topic(), topicId)
+          .orElse(new TopicIncarnation(settings.cluster(), settings.topic(), topicId, List.of(), new TreeMap<>()));
+      Run run = new Run(inspector, topic, manifest, startNanos);
+      try {
+        return run.execute(incarnation, partitions);
+      } finally {
+        run.discardOpenSegments();
+      }
+    } finally {
+      consumer = null;
+      admin.close(Duration.ofSeconds(2)); // a stop must not wait for requests to a broker that is gone
+    }
+  }
+
+  /** One execution: the consumer, the cursors and the loop. */
+  private final class Run {
+    private final TopicInspector inspector;
+    private final Uuid topicId;
+    private final long startNanos;
+    private TopicInspector.TopicState topic;
+    private TopicManifests.Versioned manifest;
+    private final Map<Integer, PartitionCursor> cursors = new TreeMap<>();
+    private final Map<Integer, Long> targets = new HashMap<>();
+    private long lastTopicCheck;
+    private long lastProgress;
+
+    Run(TopicInspector inspector, TopicInspector.TopicState topic, TopicManifests.Versioned manifest,
+        long startNanos) {
+      this.inspector = inspector;
+      this.topic = topic;
+      this.topicId = topic.topicId();
+      this.manifest = manifest;
+      this.startNanos = startNanos;
+      this.lastTopicCheck = startNanos;
+      this.lastProgress = startNanos;
+    }
+
+    BackupSummary execute(TopicIncarnation incarnation, List<Integer> partitions) {
+      KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(),
+          new ByteArrayDeserializer());
+      consumer = c;
+      try {
+        try {
+          if (stopRequested) {
+            return summary(BackupSummary.Ending.STOPPED);
+          }
+          addPartitions(c, incarnation, partitions);
+          if (!settings.follow()) {
+            targets.putAll(endOffsets(c, cursors.keySet()));
+          }
+        } catch (WakeupException e) {
+          return summary(BackupSummary.Ending.STOPPED); // stopped before reading anything
+        }
+        listener.started(progress(c));
+        BackupSummary.Ending ending = loop(c);
+        cursors.values().forEach(PartitionCursor::seal);
+        storeSealed();
+        BackupProgress last = progress(c);
+        listener.progress(last);
+        return summary(ending);
+      } finally {
+        try {
+          c.close(CloseOptions.timeout(Duration.ofSeconds(2)));
+        } catch (RuntimeException e) {
+          LOG.debug("closing the consumer: {}", e.toString());
+        }
+      }
+    }
+
+    private BackupSummary.Ending loop(KafkaConsumer<byte[], byte[]> c) {
+      while (!stopRequested) {
+        try {
+          if (step(c)) {
+            return BackupSummary.Ending.CAUGHT_UP;
+          }
+        } catch (WakeupException e) {
+          // requestStop(): the loop condition ends it
+        }
+      }
+      return BackupSummary.Ending.STOPPED;
+    }
+
+    /** One poll and what follows; true when a one-shot backup has caught up everywhere. */
+    private boolean step(KafkaConsumer<byte[], byte[]> c) {
+      ConsumerRecords<byte[], byte[]> batch;
+      try {
+        batch = c.poll(POLL);
+      } catch (OffsetOutOfRangeException e) {
+        throw outOfRange(c, e.offsetOutOfRangePartitions());
+      }
+      long now = System.nanoTime();
+      for (TopicPartition tp : batch.partitions()) {
+        PartitionCursor cursor = cursors.get(tp.partition());
+        for (ConsumerRecord<byte[], byte[]> r : batch.records(tp)) {
+          cursor.append(toBackupRecord(r), size(r), now);
+        }
+      }
+      boolean allDone = true;
+      for (PartitionCursor cursor : cursors.values()) {
+        if (cursor.done) {
+          continue;
+        }
+        TopicPartition tp = new TopicPartition(settings.topic(), cursor.partition());
+        long position = c.position(tp);
+        cursor.advanceTo(position, now);
+        Long target = targets.get(cursor.partition());
+        if (target != null && position >= target) {
+          cursor.done = true;
+          c.pause(List.of(tp));
+        } else {
+          allDone = false;
+        }
+      }
+      sealDue(now);
+      storeSealed();
+      if (settings.follow() && now - lastTopicCheck > TOPIC_RECHECK.toNanos()) {
+        recheckTopic(c);
+        lastTopicCheck = now;
+      }
+      if (now - lastProgress >= settings.progressInterval().toNanos()) {
+        listener.progress(progress(c));
+        lastProgress = now;
+      }
+      return !settings.follow() && allDone;
+    }
+
+    /** Seals segments that are old or caught up, and the largest ones while memory is over budget. */
+    private void sealDue(long now) {
+      long memory = 0;
+      for (PartitionCursor cursor : cursors.values()) {
+        if (cursor.openIsDue(now, settings.segmentAge().toNanos())) {
+          cursor.seal();
+        }
+        memory += cursor.memory();
+      }
+      if (memory > settings.memoryBudget()) {
+        List<PartitionCursor> bySize = cursors.values().stream()
+            .filter(PartitionCursor::hasOpenSegment)
+            .sorted(Comparator.comparingLong(PartitionCursor::memory).reversed())
+            .toList();
+        for (PartitionCursor cursor : bySize) {
+          cursor.seal();
+        }
+      }
+    }
+
+    /**
+     * Stores every sealed segment, in chain order per partition, after checking that the topic is
+     * still the one backed up.
+     */
+    private void storeSealed() {
+      List<PartitionCursor> ready = cursors.values().stream().filter(c -> !c.sealed().isEmpty()).toList();
+      if (ready.isEmpty()) {
+        return;
+      }
+      requireSameTopic(inspector.describe(), ready);
+      for (PartitionCursor cursor : ready) {
+        for (EncodedSegment segment : cursor.sealed()) {
+          SegmentKey key = SegmentKey.of(settings.cluster(), settings.topic(), segment.header());
+          uploader.upload(key, segment);
+          cursor.stored(segment);
+          LOG.debug("stored {}", key.key());
+          listener.segmentStored(key, segment.header());
+        }
+      }
+    }
+
+    private void requireSameTopic(TopicInspector.TopicState now, List<PartitionCursor> open) {
+      if (!now.topicId().equals(topicId)) {
+        StringBuilder unsaved = new StringBuilder();
+        for (PartitionCursor cursor : open) {
+          unsaved.append(unsaved.length() == 0 ? "" : ", ").append(cursor.partition()).append(" from offset ")
+              .append(cursor.storedUpTo());
+        }
+        throw new KafkaOffloadException(Kind.REFUSED, "topic " + settings.topic() + " was deleted and created"
+            + " again while it was backed up (topic id " + topicId + " is now " + now.topicId() + "). "
+            + (unsaved.length() == 0 ? "" : "The records read since the last stored segments (partitions " + unsaved
+            + ") were not stored, because some may belong to the new topic; ") + "the old chain is intact. To back"
+            + " up the new topic as a new chain, run again with --accept-recreated-topic");
+      }
+    }
+
+    /** Follow mode: picks up partitions added to the topic and config changes. */
+    private void recheckTopic(KafkaConsumer<byte[], byte[]> c) {
+      TopicInspector.TopicState now = inspector.describe();
+      requireSameTopic(now, cursors.values().stream().filter(PartitionCursor::hasUnstored).toList());
+      if (now.partitions() > topic.partitions() && settings.selectedPartitions().isEmpty()) {
+        List<Integer> added = new ArrayList<>();
+        for (int p = topic.partitions(); p < now.partitions(); p++) {
+          added.add(p);
+        }
+        LOG.info("topic {} now has {} partitions; backing up {} too", settings.topic(), now.partitions(), added);
+        addPartitions(c, new TopicIncarnation(settings.cluster(), settings.topic(), topicId, List.of(),
+            new TreeMap<>()), added);
+      }
+      topic = now;
+      manifest = manifests.ensure(describeManifest(now, inspector), Optional.of(manifest));
+    }
+
+    /** Assigns partitions and positions each where its chain continues (or at its start). */
+    private void addPartitions(KafkaConsumer<byte[], byte[]> c, TopicIncarnation incarnation,
+        List<Integer> partitions) {
+      List<TopicPartition> assignment = new ArrayList<>(c.assignment());
+      List<TopicPartition> fromStart = new ArrayList<>();
+      Map<Integer, ChainTail> tails = new HashMap<>();
+      for (int p : partitions) {
+        TopicPartition tp = new TopicPartition(settings.topic(), p);
+        assignment.add(tp);
+        Optional<ChainTail> tail = tail(incarnation.partition(p));
+        if (tail.isPresent()) {
+          tails.put(p, tail.get());
+        } else {
+          fromStart.add(tp);
+        }
+      }
+      c.assign(assignment);
+      tails.forEach((p, tail) -> {
+        c.seek(new TopicPartition(settings.topic(), p), tail.nextOffset());
+        cursors.put(p, new PartitionCursor(topicId, p, tail.nextOffset(), tail.lastSha256(), settings.segmentBytes()));
+      });
+      if (!fromStart.isEmpty()) {
+        c.seekToBeginning(fromStart);
+        for (TopicPartition tp : fromStart) {
+          long start = brokerCall("find where " + tp + " starts", () -> c.position(tp, settings.brokerTimeout()));
+          cursors.put(tp.partition(), new PartitionCursor(topicId, tp.partition(), start, null, settings.segmentBytes()));
+        }
+      }
+    }
+
+    /** Where a chain continues, after proving its last segment intact. */
+    private Optional<ChainTail> tail(PartitionChain chain) {
+      Optional<StoredSegment> last = chain.last();
+      if (last.isEmpty()) {
+        return Optional.empty();
+      }
+      chain.breaks().forEach(b -> LOG.warn("{}; `offload kafka verify` reports it", b.describe()));
+      SegmentHeader header;
+      try {
+        header = source.verify(last.get());
+      } catch (IntegrityException e) {
+        throw new KafkaOffloadException(Kind.INCONSISTENT, "cannot continue the chain of " + chain.describe()
+            + ": its last segment is damaged (" + e.getMessage() + "). Nothing was written. If the topic still"
+            + " holds those offsets, delete " + last.get().key() + " and run again to store them anew", e);
+      }
+      return Optional.of(new ChainTail(header.lastOffset() + 1, header.sha256()));
+    }
+
+    private Map<Integer, Long> endOffsets(KafkaConsumer<byte[], byte[]> c, java.util.Collection<Integer> partitions) {
+      List<TopicPartition> tps = partitions.stream().map(p -> new TopicPartition(settings.topic(), p)).toList();
+      Map<TopicPartition, Long> ends = brokerCall("find where the partitions end",
+          () -> c.endOffsets(tps, settings.brokerTimeout()));
+      Map<Integer, Long> byPartition = new HashMap<>();
+      ends.forEach((tp, end) -> byPartition.put(tp.partition(), end));
+      return byPartition;
+    }
+
+    private KafkaOffloadException outOfRange(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> offsets) {
+      Map.Entry<TopicPartition, Long> first = offsets.entrySet().iterator().next();
+      TopicPartition tp = first.getKey();
+      long offset = first.getValue();
+      long start = brokerCall("find where " + tp + " starts",
+          () -> c.beginningOffsets(List.of(tp), settings.brokerTimeout()).get(tp));
+      long end = brokerCall("find where " + tp + " ends", () -> c.endOffsets(List.of(tp), settings.brokerTimeout()).get(tp));
+      if (offset < start) {
+        return new KafkaOffloadException(Kind.INCONSISTENT, "records " + offset + "-" + (start - 1) + " of "
+            + tp.topic() + "/" + tp.partition() + " were deleted by the broker (retention or a records deletion)"
+            + " before this backup stored them: they are lost. The chain is intact up to offset " + (offset - 1)
+            + " and nothing more was written. To back up what the topic still holds, start a new chain under"
+            + " another cluster id or store prefix, and back up more often or keep records longer");
+      }
+      return new KafkaOffloadException(Kind.INCONSISTENT, tp.topic() + "/" + tp.partition() + " ends at offset "
+          + end + ", but the backup already stored offsets up to " + (offset - 1) + ": the partition lost records"
+          + " it had (an unclean leader election?) or is not the topic that was backed up. Nothing more was"
+          + " written; compare the chain with the topic before starting a new chain");
+    }
+
+    private BackupProgress progress(KafkaConsumer<byte[], byte[]> c) {
+      List<BackupProgress.PartitionProgress> parts = new ArrayList<>();
+      for (PartitionCursor cursor : cursors.values()) {
+        TopicPartition tp = new TopicPartition(settings.topic(), cursor.partition());
+        long lag = cursor.done ? 0 : c.currentLag(tp).orElse(-1);
+        parts.add(new BackupProgress.PartitionProgress(cursor.partition(), cursor.recordsRead, cursor.bytesRead,
+            cursor.segmentsWritten, cursor.storedUpTo(), cursor.coveredUpTo(), lag));
+      }
+      return new BackupProgress(settings.topic(), topicId.toString(),
+          Duration.ofNanos(System.nanoTime() - startNanos), parts);
+    }
+
+    private BackupSummary summary(BackupSummary.Ending ending) {
+      List<BackupSummary.PartitionSummary> parts = new ArrayList<>();
+      for (PartitionCursor cursor : cursors.values()) {
+        parts.add(new BackupSummary.PartitionSummary(cursor.partition(), cursor.segmentsWritten,
+            cursor.recordsWritten, cursor.holeOffsetsWritten, cursor.bytesStored, cursor.storedUpTo()));
+      }
+      return new BackupSummary(settings.topic(), topicId.toString(), ending, manifest.key().version(), parts);
+    }
+
+    void discardOpenSegments() {
+      cursors.values().forEach(PartitionCursor::discard);
+    }
+  }
+
+  private record ChainTail(long nextOffset, String lastSha256) {}
+
+  private List<Integer> choosePartitions(int count) {
+    if (settings.selectedPartitions().isEmpty()) {
+      List<Integer> all = new ArrayList<>();
+      for (int p = 0; p < count; p++) {
+        all.add(p);
+      }
+      return all;
+    }
+    for (int p : settings.partitions()) {
+      if (p >= count) {
+        throw new KafkaOffloadException(Kind.INVALID, "topic " + settings.topic() + " has partitions 0-"
+            + (count - 1) + ", not " + p + " (nothing was written)");
+      }
+    }
+    return settings.partitions();
+  }
+
+  private void refuseOtherIncarnation(KafkaBackupCatalog catalog, Uuid topicId) {
+    if (settings.acceptRecreatedTopic() || catalog.incarnation(settings.topic(), topicId).isPresent()) {
+      return;
+    }
+    List<TopicIncarnation> others = catalog.incarnations(settings.topic());
+    if (!others.isEmpty()) {
+      TopicIncarnation old = others.get(others.size() - 1);
+      long segments = old.partitions().values().stream().mapToLong(ch -> ch.segments().size()).sum();
+      throw new KafkaOffloadException(Kind.REFUSED, "topic " + settings.topic() + " now has topic id " + topicId
+          + ", but the store already holds a backup of an earlier topic of that name (topic id " + old.topicId()
+          + ", " + segments + " segments): it was deleted and created again, so its offsets start a new history"
+          + " and cannot continue the old chain. Nothing was written and the old backup is kept. To back up the"
+          + " new topic as a new chain beside it, run again with --accept-recreated-topic");
+    }
+  }
+
+  private void refuseIsolationChange(Optional<TopicManifests.Versioned> stored) {
+    if (stored.isPresent() && !stored.get().manifest().isolation().equals(settings.isolation())) {
+      throw new KafkaOffloadException(Kind.INVALID, "the chain of topic " + settings.topic() + " was written with "
+          + stored.get().manifest().isolation() + ", this run asks for " + settings.isolation()
+          + ": one chain cannot mix them (holes would mean different things). Run with the same isolation;"
+          + " nothing was written");
+    }
+  }
+
+  private TopicManifest describeManifest(TopicInspector.TopicState topic, TopicInspector inspector) {
+    TopicInspector.TopicConfigs configs = inspector.configs();
+    return new TopicManifest(TopicManifest.FORMAT_VERSION, settings.cluster(), settings.topic(),
+        topic.topicId().toString(), topic.partitions(), topic.replicationFactor(), settings.isolation(),
+        configs.values(), configs.topicLevel(), null, null);
+  }
+
+  private <T> T brokerCall(String what, java.util.function.Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw new KafkaOffloadException(Kind.UNAVAILABLE, "the Kafka cluster at " + settings.bootstrapServers()
+          + " did not answer within " + settings.brokerTimeout().toSeconds() + " s (" + what + "); the stored"
+          + " chain is intact: check that the cluster is reachable and run again", e);
+    }
+  }
+
+  private static BackupRecord toBackupRecord(ConsumerRecord<byte[], byte[]> r) {
+    List<RecordHeader> headers = new ArrayList<>();
+    for (Header h : r.headers()) {
+      headers.add(new RecordHeader(h.key(), h.value()));
+    }
+    return new BackupRecord(r.offset(), r.timestamp(), kind(r.timestampType()), r.key(), r.value(), headers);
+  }
+
+  private static TimestampKind kind(TimestampType type) {
+    return switch (type) {
+      case CREATE_TIME -> TimestampKind.CREATE_TIME;
+      case LOG_APPEND_TIME -> TimestampKind.LOG_APPEND_TIME;
+      default -> TimestampKind.NONE;
+    };
+  }
+
+  private static long size(ConsumerRecord<byte[], byte[]> r) {
+    long size = Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
+    for (Header h : r.headers()) {
+      size += h.key().length() + (h.value() == null ? 0 : h.value().length);
+    }
+    return size;
+  }
+
+  private Map<String, Object> consumerProperties() {
+    Map<String, Object> p = new HashMap<>();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "offload-kafka-backup-" + settings.topic());
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    // Positions come from the chain, never from a reset: a missing offset is an error, not a jump.
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, settings.isolation());
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+    p.put(ConsumerConfig.CHECK_CRCS_CONFIG, true);
+    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
+    p.putAll(settings.clientProperties());
+    return p;
+  }
+
+  private Map<String, Object> adminProperties() {
+    Map<String, Object> p = new HashMap<>();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    p.put(AdminClientConfig.CLIENT_ID_CONFIG, "offload-kafka-backup-admin-" + settings.topic());
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(settings.brokerTimeout().toMillis(), 30_000));
+    settings.clientProperties().forEach((k, v) -> {
+      if (AdminClientConfig.configNames().contains(k)) {
+        p.put(k, v);
+      }
+    });
+    return p;
+  }
+}

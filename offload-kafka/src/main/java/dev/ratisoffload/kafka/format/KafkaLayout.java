@@ -1,0 +1,166 @@
+package dev.ratisoffload.kafka.format;
+
+import dev.ratisoffload.format.ManifestRules;
+import dev.ratisoffload.store.ObjectKeys;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * Where each object of a Kafka backup lives, relative to the store's root:
+ *
+ * <pre>
+ * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/topic-&lt;version, 10 digits&gt;.manifest
+ * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/&lt;partition, 10 digits&gt;/&lt;first offset, 19 digits&gt;-&lt;last offset, 19 digits&gt;.segment
+ * </pre>
+ *
+ * The topic id (Kafka's, in its own base64 form) separates a topic from one deleted and created again
+ * under the same name: each has its own chains. Zero-padded numbers make key order the order of
+ * versions and offsets, and put each segment's range in its name, so a listing shows the chain's order
+ * and any gap or overlap. The topic's key segment is {@link TopicNames#toKeySegment}.
+ */
+public final class KafkaLayout {
+
+  public static final String ROOT = "kafka/";
+  private static final Pattern SEGMENT_KEY = Pattern.compile(
+      "kafka/([^/]+)/([^/]+)/([A-Za-z0-9_-]{22})/([0-9]{10})/([0-9]{19})-([0-9]{19})\\.segment");
+  private static final Pattern MANIFEST_KEY = Pattern.compile(
+      "kafka/([^/]+)/([^/]+)/([A-Za-z0-9_-]{22})/topic-([0-9]{10})\\.manifest");
+
+  private KafkaLayout() {}
+
+  /** Every Kafka backup of a cluster lies under this prefix. */
+  public static String clusterPrefix(String cluster) {
+    return ROOT + ManifestRules.requireClusterId(cluster) + "/";
+  }
+
+  /** Every incarnation of a topic (every topic id it had) lies under this prefix. */
+  public static String topicPrefix(String cluster, String topic) {
+    return clusterPrefix(cluster) + TopicNames.toKeySegment(topic) + "/";
+  }
+
+  /** One incarnation: its manifests and its partitions' chains. */
+  public static String topicIdPrefix(String cluster, String topic, Uuid topicId) {
+    return topicPrefix(cluster, topic) + requireTopicId(topicId) + "/";
+  }
+
+  /** The chain of one partition. */
+  public static String partitionPrefix(String cluster, String topic, Uuid topicId, int partition) {
+    if (partition < 0) {
+      throw new IllegalArgumentException("negative partition " + partition);
+    }
+    return topicIdPrefix(cluster, topic, topicId) + String.format("%010d", partition) + "/";
+  }
+
+  /** Every segment of a partition whose range starts at {@code firstOffset} (one, unless two writers raced). */
+  public static String segmentsStartingAt(String cluster, String topic, Uuid topicId, int partition,
+      long firstOffset) {
+    return partitionPrefix(cluster, topic, topicId, partition) + String.format("%019d", firstOffset) + "-";
+  }
+
+  public static String manifestPrefix(String cluster, String topic, Uuid topicId) {
+    return topicIdPrefix(cluster, topic, topicId) + "topic-";
+  }
+
+  /** A topic id as keys write it, checked to be a key segment (Kafka's form may start with '-' or '_'). */
+  static String requireTopicId(Uuid topicId) {
+    if (topicId == null || Uuid.ZERO_UUID.equals(topicId)) {
+      throw new IllegalArgumentException("missing topic id");
+    }
+    return ObjectKeys.requireValid(topicId.toString());
+  }
+
+  /** Where a segment lives: its topic incarnation, partition and offset range. */
+  public record SegmentKey(String cluster, String topic, Uuid topicId, int partition, long firstOffset,
+      long lastOffset) {
+
+    public SegmentKey {
+      ManifestRules.requireClusterId(cluster);
+      TopicNames.requireValid(topic);
+      requireTopicId(topicId);
+      if (partition < 0 || firstOffset < 0 || lastOffset < firstOffset) {
+        throw new IllegalArgumentException("invalid segment: partition " + partition + ", offsets " + firstOffset
+            + "-" + lastOffset);
+      }
+    }
+
+    public static SegmentKey of(String cluster, String topic, SegmentHeader header) {
+      return new SegmentKey(cluster, topic, header.topicId(), header.partition(), header.firstOffset(),
+          header.lastOffset());
+    }
+
+    public String key() {
+      return partitionPrefix(cluster, topic, topicId, partition)
+          + String.format("%019d-%019d.segment", firstOffset, lastOffset);
+    }
+
+    /** "topic/partition offsets first-last", for messages. */
+    public String describe() {
+      return topic + "/" + partition + " offsets " + firstOffset + "-" + lastOffset;
+    }
+
+    /** Whether a header describes exactly this segment; null if so, else what differs. */
+    public String mismatch(SegmentHeader header) {
+      if (!header.topicId().equals(topicId)) {
+        return "it belongs to topic id " + header.topicId() + ", its key names " + topicId;
+      }
+      if (header.partition() != partition) {
+        return "it belongs to partition " + header.partition() + ", its key names " + partition;
+      }
+      if (header.firstOffset() != firstOffset || header.lastOffset() != lastOffset) {
+        return "it covers offsets " + header.firstOffset() + "-" + header.lastOffset() + ", its key names "
+            + firstOffset + "-" + lastOffset;
+      }
+      return null;
+    }
+  }
+
+  /** Where a topic manifest lives: one version of what the backup knows about a topic incarnation. */
+  public record ManifestKey(String cluster, String topic, Uuid topicId, int version) {
+
+    public ManifestKey {
+      ManifestRules.requireClusterId(cluster);
+      TopicNames.requireValid(topic);
+      requireTopicId(topicId);
+      if (version < 1) {
+        throw new IllegalArgumentException("manifest version " + version + " (they start at 1)");
+      }
+    }
+
+    public String key() {
+      return manifestPrefix(cluster, topic, topicId) + String.format("%010d.manifest", version);
+    }
+  }
+
+  /** Parses a segment key; empty for any other key, including malformed names in the tree. */
+  public static Optional<SegmentKey> parseSegmentKey(String key) {
+    Matcher m = SEGMENT_KEY.matcher(key);
+    if (!m.matches()) {
+      return Optional.empty();
+    }
+    try {
+      SegmentKey parsed = new SegmentKey(m.group(1), TopicNames.fromKeySegment(m.group(2)),
+          Uuid.fromString(m.group(3)), Integer.parseInt(m.group(4)), Long.parseLong(m.group(5)),
+          Long.parseLong(m.group(6)));
+      return parsed.key().equals(key) ? Optional.of(parsed) : Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Parses a topic manifest key; empty for any other key. */
+  public static Optional<ManifestKey> parseManifestKey(String key) {
+    Matcher m = MANIFEST_KEY.matcher(key);
+    if (!m.matches()) {
+      return Optional.empty();
+    }
+    try {
+      ManifestKey parsed = new ManifestKey(m.group(1), TopicNames.fromKeySegment(m.group(2)),
+          Uuid.fromString(m.group(3)), Integer.parseInt(m.group(4)));
+      return parsed.key().equals(key) ? Optional.of(parsed) : Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,401 @@
+package dev.ratisoffload.kafka.format;
+
+import dev.ratisoffload.format.Hashes;
+import java.io.ByteArrayInputStream;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.Inflater;
+import java.util.zip.InflaterInputStream;
+import java.util.zip.ZipException;
+
+/**
+ * Streams a segment's entries from its object, record by record, in bounded memory.
+ *
+ * <p>Every structural rule is checked as entries are read (offsets stay inside the range, lengths fit
+ * the body, header keys are UTF-8); the record count, timestamps, body lengths and the SHA-256 are
+ * checked when the end is reached, before {@link #next()} returns null. A caller that must not act
+ * on a corrupt segment at all reads it to the end first ({@link #readAll}); a restore that streams
+ * acts on entries as they come and learns of corruption by the exception at the end at the latest.
+ *
+ * <p>Errors: {@link CorruptSegmentException} for anything wrong with the bytes;
+ * {@link UncheckedIOException} when the underlying stream fails (the store, not the data).
+ */
+public final class SegmentReader implements Closeable {
+
+  private final String name;
+  private final SegmentHeader header;
+  private final HashingSource source;
+  private final Inflater inflater;
+  private final Buffer decoded;
+  private long decodedRead;
+  private long next;
+  private long records;
+  private long minTimestamp = -1;
+  private long maxTimestamp = -1;
+  private long previousTimestamp;
+  private boolean previousWasHole;
+  private boolean finished;
+
+  private SegmentReader(InputStream object, String name) {
+    this.name = name;
+    byte[] headerBytes;
+    try {
+      headerBytes = object.readNBytes(SegmentHeader.LENGTH);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read segment " + name + ": " + e.getMessage(), e);
+    }
+    this.header = SegmentHeader.decode(headerBytes, name);
+    MessageDigest digest = Hashes.sha256();
+    digest.update(headerBytes, 0, SegmentHeader.SHA_OFFSET);
+    this.source = new HashingSource(object, digest, header.storedBodyLength(), name);
+    if (header.codec() == Codec.DEFLATE) {
+      inflater = new Inflater();
+      decoded = new Buffer(new InflaterInputStream(source, inflater, 64 * 1024));
+    } else {
+      inflater = null;
+      decoded = new Buffer(source);
+    }
+    this.next = header.firstOffset();
+  }
+
+  /**
+   * Reads and checks the header; entries follow with {@link #next()}. The reader owns the stream.
+   *
+   * @param name the segment's key, for messages
+   */
+  public static SegmentReader open(InputStream object, String name) {
+    try {
+      return new SegmentReader(object, name);
+    } catch (RuntimeException e) {
+      closeQuietly(object);
+      throw e;
+    }
+  }
+
+  /** Reads and verifies a whole segment held in memory. */
+  public static List<SegmentEntry> readAll(byte[] object, String name) {
+    try (SegmentReader reader = open(new ByteArrayInputStream(object), name)) {
+      return reader.readAll();
+    }
+  }
+
+  public SegmentHeader header() {
+    return header;
+  }
+
+  /** The remaining entries, after verifying the whole segment. */
+  public List<SegmentEntry> readAll() {
+    List<SegmentEntry> entries = new ArrayList<>();
+    for (SegmentEntry entry = next(); entry != null; entry = next()) {
+      entries.add(entry);
+    }
+    return entries;
+  }
+
+  /** The next record or hole, or null once the end was reached and the whole segment verified. */
+  public SegmentEntry next() {
+    if (finished) {
+      return null;
+    }
+    try {
+      int type = readByte();
+      switch (type) {
+        case SegmentWriter.RECORD:
+          previousWasHole = false;
+          return readRecord();
+        case SegmentWriter.HOLE:
+          return readHole();
+        case SegmentWriter.END:
+          verifyEnd();
+          return null;
+        default:
+          throw corrupt("unknown entry type " + type + " at offset " + next);
+      }
+    } catch (ZipException e) {
+      throw corrupt("the compressed body is damaged (" + e.getMessage() + ")");
+    } catch (EOFException e) {
+      throw corrupt("the body ends early, at offset " + next + " of " + header.firstOffset() + "-"
+          + header.lastOffset());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read segment " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  private BackupRecord readRecord() throws IOException {
+    if (next > header.lastOffset()) {
+      throw corrupt("a record past the last offset " + header.lastOffset());
+    }
+    int kindCode = readByte();
+    TimestampKind kind = TimestampKind.ofCode(kindCode);
+    if (kind == null) {
+      throw corrupt("unknown timestamp type " + kindCode + " at offset " + next);
+    }
+    long timestamp = previousTimestamp + Varints.unzigzag(readVarint());
+    byte[] key = readNullable();
+    byte[] value = readNullable();
+    long headerCount = readVarint();
+    if (headerCount > remaining()) {
+      throw corrupt("record at offset " + next + " claims " + headerCount + " headers");
+    }
+    List<RecordHeader> headers = new ArrayList<>((int) headerCount);
+    for (long i = 0; i < headerCount; i++) {
+      headers.add(new RecordHeader(readUtf8(readLength()), readNullable()));
+    }
+    BackupRecord record = new BackupRecord(next, timestamp, kind, key, value, headers);
+    if (records == 0) {
+      minTimestamp = timestamp;
+      maxTimestamp = timestamp;
+    } else {
+      minTimestamp = Math.min(minTimestamp, timestamp);
+      maxTimestamp = Math.max(maxTimestamp, timestamp);
+    }
+    previousTimestamp = timestamp;
+    records++;
+    next++;
+    return record;
+  }
+
+  private Hole readHole() throws IOException {
+    if (previousWasHole) {
+      throw corrupt("two adjacent holes at offset " + next + " (a writer merges them)");
+    }
+    long count = readVarint();
+    if (count < 1 || count > header.lastOffset() - next + 1) {
+      throw corrupt("a hole of " + count + " offsets at offset " + next + " does not fit the range, which ends at "
+          + header.lastOffset());
+    }
+    Hole hole = new Hole(next, count);
+    next += count;
+    previousWasHole = true;
+    return hole;
+  }
+
+  private void verifyEnd() throws IOException {
+    if (next != header.lastOffset() + 1) {
+      throw corrupt("the entries end at offset " + (next - 1) + ", the header says " + header.lastOffset());
+    }
+    if (decoded.read() != -1) {
+      throw corrupt("bytes follow the end marker");
+    }
+    if (inflater != null && inflater.getRemaining() != 0) {
+      throw corrupt("bytes follow the compressed body");
+    }
+    source.drainAndCheckEnd();
+    if (decodedRead != header.decodedBodyLength()) {
+      throw corrupt("the body decodes to " + decodedRead + " bytes, the header says " + header.decodedBodyLength());
+    }
+    if (records != header.recordCount()) {
+      throw corrupt("it holds " + records + " records, the header says " + header.recordCount());
+    }
+    if (minTimestamp != header.minTimestamp() || maxTimestamp != header.maxTimestamp()) {
+      throw corrupt("record timestamps span " + minTimestamp + "-" + maxTimestamp + ", the header says "
+          + header.minTimestamp() + "-" + header.maxTimestamp());
+    }
+    String sha = Hashes.hex(source.digest.digest());
+    if (!sha.equals(header.sha256())) {
+      throw corrupt("its SHA-256 is " + sha + ", the header says " + header.sha256() + " (bytes were changed)");
+    }
+    finished = true;
+    close();
+  }
+
+  private long remaining() {
+    return header.decodedBodyLength() - decodedRead;
+  }
+
+  private int readByte() throws IOException {
+    int b = decoded.read();
+    if (b < 0) {
+      throw new EOFException();
+    }
+    countDecoded(1);
+    return b;
+  }
+
+  private long readVarint() throws IOException {
+    long value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      int b = readByte();
+      value |= (long) (b & 0x7F) << shift;
+      if ((b & 0x80) == 0) {
+        if (shift == 63 && b > 1) {
+          break;
+        }
+        return value;
+      }
+    }
+    throw corrupt("a varint longer than 64 bits at offset " + next);
+  }
+
+  private int readLength() throws IOException {
+    long length = readVarint();
+    if (length > remaining() || length > Integer.MAX_VALUE - 16) {
+      throw corrupt("a length of " + length + " bytes at offset " + next + " exceeds the body");
+    }
+    return (int) length;
+  }
+
+  private byte[] readNullable() throws IOException {
+    long lengthPlusOne = readVarint();
+    if (lengthPlusOne == 0) {
+      return null;
+    }
+    long length = lengthPlusOne - 1;
+    if (length > remaining() || length > Integer.MAX_VALUE - 16) {
+      throw corrupt("a length of " + length + " bytes at offset " + next + " exceeds the body");
+    }
+    return readBytes((int) length);
+  }
+
+  private byte[] readBytes(int length) throws IOException {
+    if (length > remaining()) {
+      throw corrupt("a length of " + length + " bytes at offset " + next + " exceeds the body");
+    }
+    byte[] bytes = decoded.readExactly(length);
+    countDecoded(length);
+    return bytes;
+  }
+
+  private String readUtf8(int length) throws IOException {
+    byte[] bytes = readBytes(length);
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (CharacterCodingException e) {
+      throw corrupt("a header key at offset " + next + " is not UTF-8");
+    }
+  }
+
+  private void countDecoded(long n) {
+    decodedRead += n;
+    if (decodedRead > header.decodedBodyLength()) {
+      throw corrupt("the body decodes to more than the " + header.decodedBodyLength() + " bytes the header says");
+    }
+  }
+
+  private CorruptSegmentException corrupt(String problem) {
+    close();
+    return new CorruptSegmentException(name, problem);
+  }
+
+  @Override
+  public void close() {
+    if (inflater != null) {
+      inflater.end();
+    }
+    closeQuietly(source.in);
+  }
+
+  private static void closeQuietly(InputStream in) {
+    try {
+      in.close();
+    } catch (IOException | RuntimeException ignored) {
+      // closing after a failure or at the end; nothing more to learn
+    }
+  }
+
+  /** An unsynchronised buffer over the decoded body: entries are read a byte or a field at a time. */
+  private static final class Buffer {
+    private final InputStream in;
+    private final byte[] buf = new byte[64 * 1024];
+    private int pos;
+    private int limit;
+
+    Buffer(InputStream in) {
+      this.in = in;
+    }
+
+    int read() throws IOException {
+      if (pos == limit && !fill()) {
+        return -1;
+      }
+      return buf[pos++] & 0xFF;
+    }
+
+    /** Exactly {@code length} bytes; the caller has checked the length against the body's size. */
+    byte[] readExactly(int length) throws IOException {
+      byte[] out = new byte[length];
+      int copied = Math.min(length, limit - pos);
+      System.arraycopy(buf, pos, out, 0, copied);
+      pos += copied;
+      while (copied < length) {
+        int n = in.read(out, copied, length - copied);
+        if (n < 0) {
+          throw new EOFException();
+        }
+        copied += n;
+      }
+      return out;
+    }
+
+    private boolean fill() throws IOException {
+      int n = in.read(buf, 0, buf.length);
+      if (n <= 0) {
+        return false;
+      }
+      pos = 0;
+      limit = n;
+      return true;
+    }
+  }
+
+  /**
+   * The stored body: hashes what passes through, never reads past the length the header states, and
+   * checks at the end that the object holds nothing more.
+   */
+  private static final class HashingSource extends InputStream {
+    private final InputStream in;
+    private final MessageDigest digest;
+    private final String name;
+    private long left;
+
+    HashingSource(InputStream in, MessageDigest digest, long length, String name) {
+      this.in = in;
+      this.digest = digest;
+      this.left = length;
+      this.name = name;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : Byte.toUnsignedInt(one[0]);
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (left == 0) {
+        return -1;
+      }
+      int n = in.read(b, off, (int) Math.min(len, left));
+      if (n < 0) {
+        throw new EOFException();
+      }
+      digest.update(b, off, n);
+      left -= n;
+      return n;
+    }
+
+    void drainAndCheckEnd() throws IOException {
+      if (left > 0) {
+        throw new CorruptSegmentException(name, left + " stored body bytes follow the end of the compressed body");
+      }
+      if (in.read() != -1) {
+        throw new CorruptSegmentException(name, "the object is longer than the header says");
+      }
+    }
+  }
+}

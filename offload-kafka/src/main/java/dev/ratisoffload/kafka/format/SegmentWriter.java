@@ -1,0 +1,332 @@
+package dev.ratisoffload.kafka.format;
+
+import dev.ratisoffload.format.Hashes;
+import dev.ratisoffload.store.Content;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.SequenceInputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.zip.Deflater;
+import java.util.zip.DeflaterOutputStream;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * Builds one segment in memory, compressing as records arrive, so its size is known while it grows.
+ *
+ * <p>Offsets must increase. An offset skipped between two records, or between the last record and
+ * {@link #advanceTo}, becomes a hole; adjacent holes are merged so each run is one entry. Call
+ * {@link #finish} to get the object, or {@link #discard} to drop it; either frees the compressor.
+ */
+public final class SegmentWriter {
+
+  static final int RECORD = 1;
+  static final int HOLE = 2;
+  static final int END = 0;
+
+  private final Uuid topicId;
+  private final int partition;
+  private final long firstOffset;
+  private final String previousSha256;
+  private final Codec codec;
+  private final ByteSink stored = new ByteSink();
+  private final ByteSink scratch = new ByteSink();
+  private final Deflater deflater;
+  private final CountingOutputStream body;
+  private long nextOffset;
+  private long pendingHole;
+  private long recordCount;
+  private long minTimestamp = -1;
+  private long maxTimestamp = -1;
+  private long previousTimestamp;
+  private boolean closed;
+
+  /**
+   * @param previousSha256 the SHA-256 of the chain's previous segment, or null if this is the first
+   * @param deflateLevel 0-9, for {@link Codec#DEFLATE}
+   */
+  public SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256, Codec codec,
+      int deflateLevel) {
+    if (partition < 0 || firstOffset < 0) {
+      throw new IllegalArgumentException("partition " + partition + ", first offset " + firstOffset);
+    }
+    this.topicId = topicId;
+    this.partition = partition;
+    this.firstOffset = firstOffset;
+    this.nextOffset = firstOffset;
+    this.previousSha256 = previousSha256;
+    this.codec = codec;
+    OutputStream sink;
+    if (codec == Codec.DEFLATE) {
+      deflater = new Deflater(deflateLevel);
+      sink = new DeflaterOutputStream(stored, deflater, 16 * 1024);
+    } else {
+      deflater = null;
+      sink = stored;
+    }
+    this.body = new CountingOutputStream(new BufferedOutputStream(sink, 16 * 1024));
+  }
+
+  /** A writer with the default codec: DEFLATE at level 1 (fast; the broker's throughput is the limit). */
+  public SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256) {
+    this(topicId, partition, firstOffset, previousSha256, Codec.DEFLATE, Deflater.BEST_SPEED);
+  }
+
+  /** The offset the next record or hole starts at. */
+  public long nextOffset() {
+    return nextOffset + pendingHole;
+  }
+
+  public long firstOffset() {
+    return firstOffset;
+  }
+
+  public long recordCount() {
+    return recordCount;
+  }
+
+  /** Bytes of the body before compression, so far: the measure of a segment's size. */
+  public long decodedBytes() {
+    return body.count;
+  }
+
+  /** Bytes the compressed body holds in memory so far (it lags {@link #decodedBytes} by a buffer). */
+  public long storedBytes() {
+    return stored.size();
+  }
+
+  /** Whether no offset has been covered yet (nothing to write). */
+  public boolean isEmpty() {
+    return nextOffset() == firstOffset;
+  }
+
+  /** Appends a record; offsets skipped since the last entry become a hole. */
+  public void append(BackupRecord record) {
+    requireOpen();
+    if (record.offset() < nextOffset()) {
+      throw new IllegalArgumentException("offset " + record.offset() + " of partition " + partition
+          + " is below the next expected offset " + nextOffset() + " (offsets must increase)");
+    }
+    pendingHole += record.offset() - nextOffset();
+    // One record is encoded into a reusable buffer, then written in one call: far cheaper than a
+    // call per varint byte through the compressing stream.
+    ByteSink out = scratch;
+    out.reset();
+    out.write(RECORD);
+    out.write(record.timestampKind().code());
+    out.writeVarint(Varints.zigzag(record.timestamp() - previousTimestamp));
+    writeNullable(out, record.key());
+    writeNullable(out, record.value());
+    out.writeVarint(record.headers().size());
+    for (RecordHeader header : record.headers()) {
+      byte[] key = header.key().getBytes(StandardCharsets.UTF_8);
+      out.writeVarint(key.length);
+      out.write(key, 0, key.length);
+      writeNullable(out, header.value());
+    }
+    try {
+      flushHole();
+      body.write(out.array(), 0, out.size());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // in-memory streams: not expected
+    }
+    if (recordCount == 0) {
+      minTimestamp = record.timestamp();
+      maxTimestamp = record.timestamp();
+    } else {
+      minTimestamp = Math.min(minTimestamp, record.timestamp());
+      maxTimestamp = Math.max(maxTimestamp, record.timestamp());
+    }
+    previousTimestamp = record.timestamp();
+    recordCount++;
+    nextOffset = record.offset() + 1;
+  }
+
+  /** Records that the partition moved on to {@code offset}: offsets not yet covered below it are a hole. */
+  public void advanceTo(long offset) {
+    requireOpen();
+    if (offset > nextOffset()) {
+      pendingHole += offset - nextOffset();
+    }
+  }
+
+  /** Ends the segment at the last covered offset and returns it. Fails if nothing is covered. */
+  public EncodedSegment finish() {
+    requireOpen();
+    if (isEmpty()) {
+      throw new IllegalStateException("segment of partition " + partition + " at offset " + firstOffset
+          + " covers no offset");
+    }
+    try {
+      flushHole();
+      body.write(END);
+      body.close(); // finishes the compressed stream
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      closeCompressor();
+    }
+    SegmentHeader header = new SegmentHeader(codec, topicId, partition, firstOffset, nextOffset - 1, recordCount,
+        minTimestamp, maxTimestamp, body.count, stored.size(), previousSha256, null);
+    MessageDigest sha = Hashes.sha256();
+    sha.update(header.encodeHashedPart());
+    sha.update(stored.array(), 0, stored.size());
+    header = header.withSha256(Hashes.hex(sha.digest()));
+    return new EncodedSegment(header, new SegmentContent(header.encode(), stored.array(), stored.size()));
+  }
+
+  /** Drops the segment without writing it. */
+  public void discard() {
+    if (!closed) {
+      closeCompressor();
+    }
+  }
+
+  private void flushHole() throws IOException {
+    if (pendingHole > 0) {
+      body.write(HOLE);
+      Varints.write(body, pendingHole);
+      nextOffset += pendingHole;
+      pendingHole = 0;
+    }
+  }
+
+  private static void writeNullable(ByteSink out, byte[] bytes) {
+    if (bytes == null) {
+      out.write(0);
+    } else {
+      out.writeVarint(bytes.length + 1L);
+      out.write(bytes, 0, bytes.length);
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("segment already finished or discarded");
+    }
+  }
+
+  private void closeCompressor() {
+    closed = true;
+    if (deflater != null) {
+      deflater.end();
+    }
+  }
+
+  /** A finished segment: its header and the object's bytes. */
+  public record EncodedSegment(SegmentHeader header, Content content) {}
+
+  /** The object: header then body, streamed from memory without joining them into one array. */
+  private static final class SegmentContent extends Content {
+    private final byte[] header;
+    private final byte[] body;
+    private final int bodyLength;
+
+    SegmentContent(byte[] header, byte[] body, int bodyLength) {
+      this.header = header;
+      this.body = body;
+      this.bodyLength = bodyLength;
+    }
+
+    @Override
+    public long size() {
+      return header.length + (long) bodyLength;
+    }
+
+    @Override
+    public InputStream open() {
+      return new SequenceInputStream(new ByteArrayInputStream(header), new ByteArrayInputStream(body, 0, bodyLength));
+    }
+
+    @Override
+    public byte[] toByteArray() {
+      byte[] all = Arrays.copyOf(header, header.length + bodyLength);
+      System.arraycopy(body, 0, all, header.length, bodyLength);
+      return all;
+    }
+  }
+
+  /** A growable buffer whose array is shared, not copied, when the segment is finished. */
+  private static final class ByteSink extends OutputStream {
+    private byte[] buf = new byte[8 * 1024];
+    private int size;
+
+    @Override
+    public void write(int b) {
+      ensure(1);
+      buf[size++] = (byte) b;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      ensure(len);
+      System.arraycopy(b, off, buf, size, len);
+      size += len;
+    }
+
+    private void ensure(int more) {
+      if (size + more > buf.length) {
+        long wanted = Math.max((long) buf.length * 2, (long) size + more);
+        if (wanted > Integer.MAX_VALUE - 16) {
+          throw new IllegalStateException("segment larger than 2 GiB");
+        }
+        buf = Arrays.copyOf(buf, (int) wanted);
+      }
+    }
+
+    void writeVarint(long value) {
+      ensure(10);
+      while ((value & ~0x7FL) != 0) {
+        buf[size++] = (byte) ((value & 0x7F) | 0x80);
+        value >>>= 7;
+      }
+      buf[size++] = (byte) value;
+    }
+
+    void reset() {
+      if (buf.length > 1024 * 1024) {
+        buf = new byte[8 * 1024]; // do not keep a large record's buffer for the segment's life
+      }
+      size = 0;
+    }
+
+    byte[] array() {
+      return buf;
+    }
+
+    int size() {
+      return size;
+    }
+  }
+
+  private static final class CountingOutputStream extends OutputStream {
+    private final OutputStream out;
+    private long count;
+
+    CountingOutputStream(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+      count++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+      count += len;
+    }
+
+    @Override
+    public void close() throws IOException {
+      out.close();
+    }
+  }
+}

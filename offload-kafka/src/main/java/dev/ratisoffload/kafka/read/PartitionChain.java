@@ -1,0 +1,53 @@
+package dev.ratisoffload.kafka.read;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.Uuid;
+
+/** The segments of one partition of one topic incarnation, in offset order, as their names describe them. */
+public record PartitionChain(String cluster, String topic, Uuid topicId, int partition, List<StoredSegment> segments) {
+
+  public PartitionChain {
+    segments = segments.stream()
+        .sorted(Comparator.comparingLong(StoredSegment::firstOffset).thenComparingLong(StoredSegment::lastOffset))
+        .toList();
+  }
+
+  public Optional<StoredSegment> first() {
+    return segments.isEmpty() ? Optional.empty() : Optional.of(segments.get(0));
+  }
+
+  public Optional<StoredSegment> last() {
+    return segments.isEmpty() ? Optional.empty() : Optional.of(segments.get(segments.size() - 1));
+  }
+
+  /** The offset a backup continues at: one past the last segment's range. */
+  public Optional<Long> nextOffset() {
+    return last().map(s -> s.lastOffset() + 1);
+  }
+
+  public long storedBytes() {
+    return segments.stream().mapToLong(StoredSegment::size).sum();
+  }
+
+  /** Gaps and overlaps between consecutive segments, from their names alone. */
+  public List<ChainBreak> breaks() {
+    List<ChainBreak> breaks = new ArrayList<>();
+    for (int i = 1; i < segments.size(); i++) {
+      StoredSegment before = segments.get(i - 1);
+      StoredSegment after = segments.get(i);
+      if (after.firstOffset() > before.lastOffset() + 1) {
+        breaks.add(new ChainBreak(ChainBreak.Kind.GAP, before, after));
+      } else if (after.firstOffset() <= before.lastOffset()) {
+        breaks.add(new ChainBreak(ChainBreak.Kind.OVERLAP, before, after));
+      }
+    }
+    return breaks;
+  }
+
+  public String describe() {
+    return topic + "/" + partition + " (topic id " + topicId + ")";
+  }
+}

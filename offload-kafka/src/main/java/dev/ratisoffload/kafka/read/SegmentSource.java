@@ -1,0 +1,118 @@
+package dev.ratisoffload.kafka.read;
+
+import dev.ratisoffload.kafka.format.CorruptSegmentException;
+import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
+import dev.ratisoffload.kafka.format.SegmentEntry;
+import dev.ratisoffload.kafka.format.SegmentHeader;
+import dev.ratisoffload.kafka.format.SegmentReader;
+import dev.ratisoffload.kafka.format.TopicManifest;
+import dev.ratisoffload.kafka.format.TopicManifestCodec;
+import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.store.ObjectNotFoundException;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+
+/**
+ * Reads segments and topic manifests from a store, checking that each is the object its key names:
+ * a segment's header must state the topic id, partition and offset range of its key, and its size the
+ * listed size; a manifest must name the cluster, topic and topic id of its key.
+ */
+public final class SegmentSource {
+
+  private final ObjectStore store;
+
+  public SegmentSource(ObjectStore store) {
+    this.store = store;
+  }
+
+  public ObjectStore store() {
+    return store;
+  }
+
+  /**
+   * Opens a segment for streaming; the header is read and checked against the key. The caller closes
+   * the reader; the body is verified when {@link SegmentReader#next()} reaches the end.
+   */
+  public SegmentReader open(StoredSegment segment) {
+    InputStream in;
+    try {
+      in = store.get(segment.key());
+    } catch (ObjectNotFoundException e) {
+      throw new CorruptSegmentException(segment.key(), "it was listed but is gone (deleted while being read?)");
+    }
+    SegmentReader reader = SegmentReader.open(in, segment.key());
+    try {
+      check(segment, reader.header());
+    } catch (RuntimeException e) {
+      reader.close();
+      throw e;
+    }
+    return reader;
+  }
+
+  /** Reads and checks only the header (a ranged read of {@value SegmentHeader#LENGTH} bytes). */
+  public SegmentHeader readHeader(StoredSegment segment) {
+    byte[] bytes;
+    try (InputStream in = store.get(segment.key(), 0, SegmentHeader.LENGTH)) {
+      bytes = in.readNBytes(SegmentHeader.LENGTH);
+    } catch (ObjectNotFoundException e) {
+      throw new CorruptSegmentException(segment.key(), "it was listed but is gone (deleted while being read?)");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + segment.key() + " from " + store.describe(), e);
+    }
+    SegmentHeader header = SegmentHeader.decode(bytes, segment.key());
+    check(segment, header);
+    return header;
+  }
+
+  /** Reads the whole segment, verifying everything, and returns its header. */
+  public SegmentHeader verify(StoredSegment segment) {
+    try (SegmentReader reader = open(segment)) {
+      while (reader.next() != null) {
+        // every entry is checked as it is read; the hash at the end
+      }
+      return reader.header();
+    }
+  }
+
+  /** Reads and verifies a whole segment into memory (segments are bounded, but prefer streaming). */
+  public List<SegmentEntry> readAll(StoredSegment segment) {
+    try (SegmentReader reader = open(segment)) {
+      return reader.readAll();
+    }
+  }
+
+  /** Reads a topic manifest and checks it names what its key names. */
+  public TopicManifest readManifest(ManifestKey key) {
+    byte[] bytes;
+    try (InputStream in = store.get(key.key())) {
+      bytes = in.readNBytes(TopicManifestCodec.MAX_BYTES + 1);
+    } catch (ObjectNotFoundException e) {
+      throw new IntegrityException("topic manifest " + key.key() + " was listed but is gone");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + key.key() + " from " + store.describe(), e);
+    }
+    TopicManifest manifest = TopicManifestCodec.decode(bytes, key.key());
+    if (!manifest.cluster().equals(key.cluster()) || !manifest.topic().equals(key.topic())
+        || !manifest.topicId().equals(key.topicId().toString())) {
+      throw new IntegrityException("topic manifest " + key.key() + " is corrupt: it describes cluster "
+          + manifest.cluster() + " topic " + manifest.topic() + " id " + manifest.topicId()
+          + ", not what its key names");
+    }
+    return manifest;
+  }
+
+  private static void check(StoredSegment segment, SegmentHeader header) {
+    String mismatch = segment.id().mismatch(header);
+    if (mismatch != null) {
+      throw new CorruptSegmentException(segment.key(), mismatch);
+    }
+    if (segment.size() != header.objectSize()) {
+      throw new CorruptSegmentException(segment.key(), "it has " + segment.size() + " bytes, its header says "
+          + header.objectSize());
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package dev.ratisoffload.kafka.format;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.kafka.format.SegmentArbitraries.PartitionRun;
+import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.Deflater;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+import org.apache.kafka.common.Uuid;
+
+class SegmentCodecPropertiesTest {
+
+  private static final Uuid TOPIC_ID = Uuid.fromString("q1ZHO0DHRjS8G2cH1V6wrQ");
+
+  @Provide
+  Arbitrary<PartitionRun> runs() {
+    return SegmentArbitraries.runs();
+  }
+
+  private static EncodedSegment encode(PartitionRun run, Codec codec, String previous) {
+    return run.write(new SegmentWriter(TOPIC_ID, 7, run.firstOffset(), previous, codec, Deflater.BEST_SPEED));
+  }
+
+  @Property(tries = 200)
+  void everyFieldOfEveryRecordAndEveryHoleReadsBackIdentical(@ForAll("runs") PartitionRun run,
+      @ForAll Codec codec) {
+    EncodedSegment segment = encode(run, codec, null);
+    byte[] object = segment.content().toByteArray();
+    assertEquals(segment.header().objectSize(), object.length);
+
+    List<SegmentEntry> read = SegmentReader.readAll(object, "test");
+
+    assertEquals(run.entries(), read);
+    SegmentHeader header = SegmentHeader.decode(Arrays.copyOf(object, SegmentHeader.LENGTH), "test");
+    assertEquals(segment.header(), header);
+    assertEquals(run.firstOffset(), header.firstOffset());
+    assertEquals(run.endOffset() - 1, header.lastOffset());
+    assertEquals(run.steps().size(), header.recordCount());
+    assertNull(header.previousSha256());
+  }
+
+  @Property(tries = 100)
+  void theSameRunAlwaysEncodesToTheSameBytes(@ForAll("runs") PartitionRun run) {
+    String previous = "ab".repeat(32);
+    byte[] a = encode(run, Codec.DEFLATE, previous).content().toByteArray();
+    byte[] b = encode(run, Codec.DEFLATE, previous).content().toByteArray();
+    assertTrue(Arrays.equals(a, b));
+    assertEquals(previous, SegmentHeader.decode(a, "test").previousSha256());
+  }
+
+  @Property(tries = 300)
+  void anyChangedByteIsDetected(@ForAll("runs") PartitionRun run, @ForAll Codec codec,
+      @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE - 1) int position, @ForAll @IntRange(min = 1, max = 255) int flip) {
+    byte[] object = encode(run, codec, null).content().toByteArray();
+    int at = position % object.length;
+    object[at] ^= (byte) flip;
+    assertThrows(CorruptSegmentException.class, () -> SegmentReader.readAll(object, "test"));
+  }
+
+  @Property(tries = 200)
+  void aTruncatedOrExtendedObjectIsDetected(@ForAll("runs") PartitionRun run, @ForAll Codec codec,
+      @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE - 1) int position, @ForAll boolean extend) {
+    byte[] object = encode(run, codec, null).content().toByteArray();
+    byte[] changed = extend
+        ? Arrays.copyOf(object, object.length + 1 + position % 100)
+        : Arrays.copyOf(object, position % object.length);
+    assertThrows(CorruptSegmentException.class, () -> SegmentReader.readAll(changed, "test"));
+  }
+
+  @Property(tries = 50)
+  void readsStreamRecordByRecordAndVerifyAtTheEnd(@ForAll("runs") PartitionRun run) {
+    byte[] object = encode(run, Codec.DEFLATE, null).content().toByteArray();
+    try (SegmentReader reader = SegmentReader.open(new java.io.ByteArrayInputStream(object), "test")) {
+      int i = 0;
+      for (SegmentEntry e = reader.next(); e != null; e = reader.next()) {
+        assertEquals(run.entries().get(i++), e);
+      }
+      assertEquals(run.entries().size(), i);
+      assertNull(reader.next());
+    }
+  }
+}

@@ -1,0 +1,191 @@
+package dev.ratisoffload.cli;
+
+import dev.ratisoffload.kafka.backup.BackupListener;
+import dev.ratisoffload.kafka.backup.BackupSettings;
+import dev.ratisoffload.kafka.backup.BackupSummary;
+import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
+import dev.ratisoffload.kafka.backup.StopSignals;
+import dev.ratisoffload.kafka.backup.TerminalProgress;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code offload kafka backup}: one topic into the store, once or following it until stopped. */
+@Command(name = "backup",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Reads every partition of a topic (or --partitions) with the Kafka consumer, assigning them itself "
+            + "(no consumer group), and stores each as a chain of segments under the --cluster name. A run "
+            + "continues every chain after its last segment, which it verifies first, so a backup stopped "
+            + "at any point and run again stores every record once.",
+        "Without --follow it stops once every partition is stored up to where it ended at the start. "
+            + "With --follow it keeps the backup current until SIGTERM or SIGINT, which store the open "
+            + "segments and exit 0.",
+        "Transactional topics are read with read_committed: aborted records and transaction markers, like "
+            + "offsets removed by compaction, are recorded as holes, not as lost data."},
+    footerHeading = "%nExamples:%n",
+    footer = {
+        "  offload kafka backup --bootstrap-server kafka1:9092 --topic orders \\",
+        "      --store s3://backups/kafka --cluster orders-prod",
+        "  offload kafka backup --bootstrap-server kafka1:9092 --topic orders --follow \\",
+        "      --command-config client.properties --store file:///mnt/backups \\",
+        "      --cluster orders-prod"})
+final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Advising {
+
+  @ParentCommand
+  private KafkaCommand kafka;
+
+  @Mixin
+  private ProgressOptions progress;
+
+  @Option(names = "--bootstrap-server", required = true, paramLabel = "HOST:PORT[,HOST:PORT...]",
+      description = "The Kafka brokers to connect to.")
+  private String bootstrapServers;
+
+  @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "The topic to back up.")
+  private String topic;
+
+  @Option(names = "--cluster", required = true, paramLabel = "ID", converter = Converters.Cluster.class,
+      description = "The name the backup is stored under (kafka/<ID>/<topic>/...), e.g. the Kafka cluster's.")
+  private String cluster;
+
+  @Option(names = "--partitions", split = ",", paramLabel = "N[,N...]",
+      description = "Only these partitions. Default: all, and any added while following.")
+  private List<Integer> partitions = new ArrayList<>();
+
+  @Option(names = "--follow", description = "Keep the backup current until SIGTERM or SIGINT.")
+  private boolean follow;
+
+  @Option(names = "--isolation", paramLabel = "read_committed|read_uncommitted", defaultValue = "read_committed",
+      description = "How transactional records are read (default ${DEFAULT-VALUE}); a chain never mixes the two.")
+  private String isolation;
+
+  @Option(names = "--segment-bytes", paramLabel = "BYTES", defaultValue = "16777216",
+      description = "Close a segment once its records reach this many bytes before compression "
+          + "(default ${DEFAULT-VALUE}).")
+  private long segmentBytes;
+
+  @Option(names = "--segment-age", paramLabel = "DURATION", defaultValue = "30s",
+      converter = Converters.RatisDuration.class,
+      description = "Close a segment once it has been open this long, so the store is never further behind "
+          + "(default ${DEFAULT-VALUE}).")
+  private Duration segmentAge;
+
+  @Option(names = "--broker-timeout", paramLabel = "DURATION", defaultValue = "30s",
+      converter = Converters.RatisDuration.class,
+      description = "How long a broker request may take before the backup gives up with exit 4 "
+          + "(default ${DEFAULT-VALUE}).")
+  private Duration brokerTimeout;
+
+  @Option(names = "--command-config", paramLabel = "FILE",
+      description = "Kafka client properties (security.protocol, sasl.*, ssl.*), as Kafka's own tools take them.")
+  private Path commandConfig;
+
+  @Option(names = "--accept-recreated-topic",
+      description = "Start a new chain when the store holds a backup of an earlier topic of the same name "
+          + "(deleted and created again); the old backup is kept beside it.")
+  private boolean acceptRecreatedTopic;
+
+  @Override
+  OffloadCommand offload() {
+    return kafka.parent;
+  }
+
+  @Override
+  public Integer call() {
+    BackupSettings settings = settings();
+    try (ObjectStore store = openStore()) {
+      KafkaTopicBackup backup = new KafkaTopicBackup(settings, store, listener());
+      StopSignals.onTermOrInt(backup::requestStop);
+      BackupSummary summary = backup.run();
+      print(summary);
+      if (summary.ending() == BackupSummary.Ending.STOPPED && !follow) {
+        err().println("offload kafka backup: stopped by a signal before catching up; what was"
+            + " read is stored and every chain is intact. Run the same command again to continue");
+        return ExitCodes.UNAVAILABLE;
+      }
+      return ExitCodes.OK;
+    }
+  }
+
+  private BackupSettings settings() {
+    if (!isolation.equals("read_committed") && !isolation.equals("read_uncommitted")) {
+      throw new ParameterException(spec.commandLine(), "--isolation must be read_committed or read_uncommitted, not '"
+          + isolation + "'");
+    }
+    try {
+      return BackupSettings.builder(bootstrapServers, topic, cluster)
+          .partitions(partitions)
+          .follow(follow)
+          .readCommitted(isolation.equals("read_committed"))
+          .segmentBytes(segmentBytes)
+          .segmentAge(segmentAge)
+          .brokerTimeout(brokerTimeout)
+          .acceptRecreatedTopic(acceptRecreatedTopic)
+          .clientProperties(clientProperties())
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  private Map<String, String> clientProperties() {
+    if (commandConfig == null) {
+      return Map.of();
+    }
+    Properties properties = new Properties();
+    try (Reader reader = Files.newBufferedReader(commandConfig, StandardCharsets.UTF_8)) {
+      properties.load(reader);
+    } catch (IOException e) {
+      throw new ParameterException(spec.commandLine(), "--command-config: cannot read " + commandConfig + ": "
+          + e.getMessage());
+    }
+    Map<String, String> map = new TreeMap<>();
+    properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
+    return map;
+  }
+
+  private BackupListener listener() {
+    if (!progress.mode.enabled()) {
+      return BackupListener.NONE;
+    }
+    return new TerminalProgress(spec.commandLine().getErr(), true);
+  }
+
+  private void print(BackupSummary summary) {
+    PrintWriter out = out();
+    if (output.json) {
+      Json.print(out, summary);
+      return;
+    }
+    Table table = new Table("TOPIC", "PARTITION", "SEGMENTS", "RECORDS", "HOLE OFFSETS", "STORED", "NEXT OFFSET");
+    for (BackupSummary.PartitionSummary p : summary.partitions()) {
+      table.row(summary.topic(), p.partition(), p.segmentsStored(), p.recordsStored(), p.holeOffsetsStored(),
+          Formats.bytes(p.bytesStored()), p.nextOffset());
+    }
+    table.print(out);
+  }
+
+  @Override
+  public String advice(int exitCode) {
+    if (exitCode == ExitCodes.UNAVAILABLE) {
+      return "Every chain is intact; run the same command again once the broker and the store are reachable";
+    }
+    return null;
+  }
+}

@@ -1,0 +1,63 @@
+package dev.ratisoffload.cli;
+
+import dev.ratisoffload.restore.MissingBackupException;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.PrintWriter;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code offload kafka list} and {@code verify}: read the stored backups of a cluster (or one topic), print
+ * a report and turn its problems into the exit code.
+ *
+ * @param <R> the report
+ */
+abstract class KafkaReportCommand<R> extends StoreCommand {
+
+  @ParentCommand
+  private KafkaCommand kafka;
+
+  @Option(names = "--cluster", required = true, paramLabel = "ID", converter = Converters.Cluster.class,
+      description = "The name the backups are stored under.")
+  private String cluster;
+
+  @Option(names = "--topic", paramLabel = "TOPIC", description = "Only this topic.")
+  private String topic;
+
+  @Override
+  final OffloadCommand offload() {
+    return kafka.parent;
+  }
+
+  /** Reads what is stored of {@code cluster}, only {@code topic} if present. */
+  abstract R read(ObjectStore store, String cluster, Optional<String> topic);
+
+  /** Whether the report found neither a topic nor a problem: nothing is stored. */
+  abstract boolean isEmpty(R report);
+
+  /** The report for people. */
+  abstract String text(R report);
+
+  /** The exit code for the report, after saying on standard error what is wrong. */
+  abstract int conclude(R report);
+
+  @Override
+  public final Integer call() {
+    try (ObjectStore store = openStore()) {
+      R report = read(store, cluster, Optional.ofNullable(topic));
+      if (isEmpty(report)) {
+        throw new MissingBackupException("no Kafka backup of " + (topic == null ? "any topic" : "topic " + topic)
+            + " of cluster " + cluster + " is stored in " + store.describe());
+      }
+      PrintWriter out = out();
+      if (output.json) {
+        Json.print(out, report);
+      } else {
+        out.print(text(report));
+        out.flush();
+      }
+      return conclude(report);
+    }
+  }
+}

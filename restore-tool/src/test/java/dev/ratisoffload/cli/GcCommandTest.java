@@ -1,0 +1,98 @@
+package dev.ratisoffload.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.restore.Generations;
+import dev.ratisoffload.store.DirectoryObjectStore;
+import dev.ratisoffload.store.ObjectInfo;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code offload gc} through the real command line, against a directory store. */
+class GcCommandTest {
+
+  static final String CLUSTER = "prod-1";
+  static final String GROUP = "44444444-4444-4444-8444-444444444444";
+  static final Instant T0 = Instant.parse("2026-05-01T00:00:00Z");
+
+  @TempDir
+  Path tmp;
+
+  private DirectoryObjectStore store;
+  private String uri;
+  /** A day after the newest generation: every chunk is past the default grace period. */
+  private final Clock later = Clock.fixed(Instant.now().plusSeconds(86_400), ZoneOffset.UTC);
+
+  @BeforeEach
+  void publishFiveGenerations() throws IOException {
+    store = new DirectoryObjectStore(Files.createDirectories(tmp.resolve("store")));
+    uri = store.root().toUri().toString();
+    Path scratch = Files.createDirectories(tmp.resolve("scratch"));
+    for (int i = 1; i <= 5; i++) {
+      Generations.publish(store, scratch,
+          Generations.snapshot(CLUSTER, GROUP, 1, i * 100L, T0.plusSeconds(i * 3600L), 4_000, i));
+    }
+  }
+
+  private List<String> keys() {
+    return store.list("").stream().map(ObjectInfo::key).toList();
+  }
+
+  @Test
+  void withoutApplyItPrintsThePlanAndChangesNothing() {
+    List<String> before = keys();
+    Cli.Result r = Cli.run(later, "gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "2");
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(r.out().contains("last 2"), r.toString());
+    assertTrue(r.out().contains("delete"), r.toString());
+    assertTrue(r.out().contains("Nothing was changed"), r.toString());
+    assertEquals(before, keys(), "the listing before and after is identical");
+  }
+
+  @Test
+  void withApplyItDeletesWhatThePlanSaidAndTheRestVerifies() throws IOException {
+    Cli.Result r = Cli.run(later, "gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "2", "--apply",
+        "--json");
+    assertEquals(0, r.code(), r.toString());
+    JsonNode group = new ObjectMapper().readTree(r.out()).get("groups").get(0);
+    assertEquals(2, group.get("kept").size());
+    assertEquals(3, group.get("expired").size());
+    assertTrue(group.get("chunksDeleted").asInt() > 0, r.out());
+    assertEquals(2, store.list(Layout.manifestPrefix(CLUSTER, GROUP)).size());
+    Cli.Result verify = Cli.run("verify", "--store", uri, "--cluster", CLUSTER, "--all");
+    assertEquals(0, verify.code(), verify.toString());
+  }
+
+  @Test
+  void aMalformedManifestStopsTheGroupWithExit3AndLeavesEverything() throws IOException {
+    String victim = store.list(Layout.manifestPrefix(CLUSTER, GROUP)).get(1).key();
+    Files.writeString(store.root().resolve(victim), "garbage");
+    List<String> before = keys();
+    Cli.Result r = Cli.run(later, "gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "1", "--apply");
+    assertEquals(3, r.code(), r.toString());
+    assertTrue(r.err().contains(victim), r.toString());
+    assertTrue(r.err().contains("everything else of the group was left"), r.toString());
+    assertEquals(before, keys(), "nothing was deleted");
+  }
+
+  @Test
+  void aRuleIsRequired() {
+    Cli.Result r = Cli.run("gc", "--store", uri, "--cluster", CLUSTER);
+    assertEquals(2, r.code(), r.toString());
+    assertTrue(r.err().contains("at least one rule"), r.toString());
+    Cli.Result noCluster = Cli.run("gc", "--store", uri, "--keep-last", "1");
+    assertEquals(2, noCluster.code(), noCluster.toString());
+  }
+}

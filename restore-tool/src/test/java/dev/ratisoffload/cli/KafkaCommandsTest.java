@@ -1,0 +1,176 @@
+package dev.ratisoffload.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ratisoffload.testkit.Await;
+import dev.ratisoffload.testkit.EmbeddedKafka;
+import dev.ratisoffload.testkit.FreePorts;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code offload kafka backup|list|verify} against a real broker and a directory store. */
+class KafkaCommandsTest {
+
+  private static EmbeddedKafka kafka;
+
+  @BeforeAll
+  static void start() throws Exception {
+    kafka = EmbeddedKafka.start();
+    kafka.createTopics(new NewTopic("orders", 2, (short) 1), new NewTopic("clicks", 1, (short) 1));
+    produce("orders", 2, 50);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (kafka != null) {
+      kafka.close();
+    }
+  }
+
+  static void produce(String topic, int partitions, int perPartition) throws Exception {
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+        kafka.bootstrapServers(), "max.in.flight.requests.per.connection", 1), new ByteArraySerializer(),
+        new ByteArraySerializer())) {
+      for (int i = 0; i < perPartition; i++) {
+        for (int p = 0; p < partitions; p++) {
+          producer.send(new ProducerRecord<>(topic, p, ("k" + i).getBytes(StandardCharsets.UTF_8),
+              ("value " + i + " ".repeat(i)).getBytes(StandardCharsets.UTF_8))).get();
+        }
+      }
+    }
+  }
+
+  private static String[] backup(Path store, String topic, String... more) {
+    List<String> args = new ArrayList<>(List.of("kafka", "backup", "--bootstrap-server", kafka.bootstrapServers(),
+        "--topic", topic, "--store", store.toUri().toString(), "--cluster", "k1", "--progress", "never"));
+    args.addAll(List.of(more));
+    return args.toArray(String[]::new);
+  }
+
+  @Test
+  void backupListAndVerifyAndADamagedSegmentExits3(@TempDir Path store) throws Exception {
+    Cli.Result first = Cli.run(backup(store, "orders", "--segment-bytes", "2048"));
+    assertEquals(0, first.code(), first::toString);
+    assertTrue(first.out().contains("orders") && first.out().contains("NEXT OFFSET"), first::toString);
+    Cli.Result again = Cli.run(backup(store, "orders", "--json"));
+    assertEquals(0, again.code(), again::toString);
+    JsonNode summary = new ObjectMapper().readTree(again.out());
+    assertEquals(0, summary.at("/partitions/0/recordsStored").asLong(), "nothing new to store");
+    assertEquals(50, summary.at("/partitions/0/nextOffset").asLong());
+
+    Cli.Result list = Cli.run("kafka", "list", "--store", store.toUri().toString(), "--cluster", "k1");
+    assertEquals(0, list.code(), list::toString);
+    assertTrue(list.out().contains("topic orders (id ") && list.out().contains("100 records"), list::toString);
+    Cli.Result json = Cli.run("kafka", "list", "--store", store.toUri().toString(), "--cluster", "k1", "--json");
+    assertEquals(100, new ObjectMapper().readTree(json.out()).at("/topics/0/records").asLong(), json::toString);
+
+    Cli.Result verify = Cli.run("kafka", "verify", "--store", store.toUri().toString(), "--cluster", "k1");
+    assertEquals(0, verify.code(), verify::toString);
+    assertTrue(verify.out().contains("verified:"), verify::toString);
+
+    Path segment;
+    try (Stream<Path> files = Files.walk(store)) {
+      segment = files.filter(p -> p.toString().endsWith(".segment")).sorted().findFirst().orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(segment);
+    bytes[bytes.length / 2] ^= 0x40;
+    Files.write(segment, bytes);
+    Cli.Result damaged = Cli.run("kafka", "verify", "--store", store.toUri().toString(), "--cluster", "k1");
+    assertEquals(3, damaged.code(), damaged::toString);
+    assertEquals(1, damaged.err().lines().count(), damaged::toString);
+    assertTrue(damaged.err().startsWith("offload kafka verify: ")
+        && damaged.err().contains(store.relativize(segment).toString()), damaged::toString);
+  }
+
+  @Test
+  void failuresExitWithTheirCodesAndOneLine(@TempDir Path store) {
+    Cli.Result unknown = Cli.run(backup(store, "no-such-topic"));
+    assertEquals(2, unknown.code(), unknown::toString);
+    assertTrue(unknown.err().contains("does not exist"), unknown::toString);
+
+    Cli.Result isolation = Cli.run(backup(store, "orders", "--isolation", "dirty"));
+    assertEquals(2, isolation.code(), isolation::toString);
+
+    Cli.Result unreachable = Cli.run("kafka", "backup", "--bootstrap-server", "127.0.0.1:" + FreePorts.next(),
+        "--topic", "orders", "--store", store.toUri().toString(), "--cluster", "k1", "--broker-timeout", "2s");
+    assertEquals(4, unreachable.code(), unreachable::toString);
+    assertEquals(1, unreachable.err().lines().count(), unreachable::toString);
+
+    Cli.Result nothing = Cli.run("kafka", "list", "--store", store.toUri().toString(), "--cluster", "k1");
+    assertEquals(3, nothing.code(), nothing::toString);
+    Cli.Result noSubcommand = Cli.run("kafka");
+    assertEquals(2, noSubcommand.code(), noSubcommand::toString);
+  }
+
+  @Test
+  void aRecreatedTopicIsRefusedWithExit5(@TempDir Path store) throws Exception {
+    kafka.createTopics(new NewTopic("reborn", 1, (short) 1));
+    produce("reborn", 1, 3);
+    assertEquals(0, Cli.run(backup(store, "reborn")).code());
+    try (Admin admin = kafka.admin()) {
+      admin.deleteTopics(List.of("reborn")).all().get();
+    }
+    Await.until("the topic to be created again", Duration.ofSeconds(30), () -> {
+      try {
+        kafka.createTopics(new NewTopic("reborn", 1, (short) 1));
+        return true;
+      } catch (Exception e) {
+        return false; // the deletion is still settling
+      }
+    });
+    Cli.Result refused = Cli.run(backup(store, "reborn"));
+    assertEquals(5, refused.code(), refused::toString);
+    assertTrue(refused.err().contains("--accept-recreated-topic"), refused::toString);
+    assertEquals(0, Cli.run(backup(store, "reborn", "--accept-recreated-topic")).code());
+  }
+
+  @Test
+  void sigtermStopsAFollowingBackupWithExit0(@TempDir Path dir) throws Exception {
+    Path store = Files.createDirectories(dir.resolve("store"));
+    Path output = dir.resolve("offload.log");
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m", "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+        OffloadCommand.class.getName()));
+    command.addAll(List.of(backup(store, "clicks", "--follow", "--segment-age", "300ms")));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+    try {
+      produce("clicks", 1, 10);
+      Await.until("the following backup to store the new records", Duration.ofSeconds(60), () -> {
+        try (Stream<Path> files = Files.walk(store)) {
+          return files.anyMatch(p -> p.toString().endsWith("-0000000000000000009.segment"));
+        } catch (java.io.IOException e) {
+          return false;
+        }
+      });
+      long signalled = System.nanoTime();
+      process.destroy(); // SIGTERM
+      assertTrue(process.waitFor(10, TimeUnit.SECONDS));
+      long millis = (System.nanoTime() - signalled) / 1_000_000;
+      String printed = Files.readString(output);
+      assertEquals(0, process.exitValue(), printed);
+      assertTrue(millis < 2000, "stopped in " + millis + " ms");
+      assertTrue(printed.contains("clicks") && printed.contains("NEXT OFFSET"), printed);
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+}
