@@ -63,13 +63,17 @@ final class PublishBenchmark extends Benchmark {
       for (int r = 1; r <= size.reps(); r++) {
         String sdkBucket = "baseline-" + r;
         s3.createBucket(sdkBucket);
+        long storeBefore = PublishPeer.processCpuNanos();
         Map<String, String> b = sdk.call("upload " + sdkBucket + " " + dir);
+        double sdkStoreCpu = (PublishPeer.processCpuNanos() - storeBefore) / 1e9;
         Benchmarks.dropBucket(s3, sdkBucket);
         bestSdk = Math.min(bestSdk, num(b, "seconds"));
 
         String ourBucket = "offload-" + r;
         s3.createBucket(ourBucket);
+        storeBefore = PublishPeer.processCpuNanos();
         Map<String, String> o = peer.call("publish " + endpoint + " " + ourBucket + " bench");
+        double ourStoreCpu = (PublishPeer.processCpuNanos() - storeBefore) / 1e9;
         if (lastBucket != null) {
           Benchmarks.dropBucket(s3, lastBucket);
         }
@@ -78,11 +82,13 @@ final class PublishBenchmark extends Benchmark {
           bestOurs = num(o, "seconds");
           bestReply = o;
         }
-        out.printf("  run %d: SDK %s in %.2f s (%s); ours %s in %.2f s (%s), %d chunks, heap peak %s MiB"
-                + " of %s, GC %s ms%n", r, mib(lng(b, "bytes")), num(b, "seconds"),
-            rate(lng(b, "bytes"), num(b, "seconds")), mib(lng(o, "total")), num(o, "seconds"),
-            rate(lng(o, "total"), num(o, "seconds")), lng(o, "chunks"), o.get("heapPeakMiB"),
-            o.get("heapMaxMiB"), o.get("gcMillis"));
+        out.printf("  run %d: SDK %s in %.2f s (%s; CPU: client %.1f s, store %.1f s); ours %s in %.2f s (%s;"
+                + " CPU: peer %.1f s of which reading and chunking %.1f s, store %.1f s), %d chunks, heap peak"
+                + " %s MiB of %s, GC %s ms%n", r, mib(lng(b, "bytes")), num(b, "seconds"),
+            rate(lng(b, "bytes"), num(b, "seconds")), num(b, "cpuSeconds"), sdkStoreCpu, mib(lng(o, "total")),
+            num(o, "seconds"), rate(lng(o, "total"), num(o, "seconds")), num(o, "cpuSeconds"),
+            num(o, "readerCpuSeconds"), ourStoreCpu, lng(o, "chunks"), o.get("heapPeakMiB"), o.get("heapMaxMiB"),
+            o.get("gcMillis"));
       }
       double ratio = bestSdk / bestOurs;
       rows.add(new Row("publish " + size.snapshotText() + " (" + (size.files() + 1) + " files), peer heap 256 MiB",
@@ -121,17 +127,23 @@ final class PublishBenchmark extends Benchmark {
         s3.endpoint().toString())) {
       for (int r = 1; r <= size.reps(); r++) {
         Path sdkDir = work.resolve("sdk-download");
+        long storeBefore = PublishPeer.processCpuNanos();
         Map<String, String> b = sdk.call("fetch " + bucket + " " + keysFile + " " + sdkDir);
+        double sdkStoreCpu = (PublishPeer.processCpuNanos() - storeBefore) / 1e9;
         DurableFiles.deleteTree(sdkDir);
         bestSdk = Math.min(bestSdk, num(b, "seconds"));
         Path dataDir = work.resolve("restored");
+        storeBefore = PublishPeer.processCpuNanos();
         Map<String, String> o = restorer.call("restore " + bucket + " bench " + dataDir);
+        double ourStoreCpu = (PublishPeer.processCpuNanos() - storeBefore) / 1e9;
         DurableFiles.deleteTree(dataDir);
         bestOurs = Math.min(bestOurs, num(o, "seconds"));
         bytes = lng(o, "bytes");
-        out.printf("  restore run %d: SDK %s (%d objects) in %.2f s (%s); ours %s in %.2f s (%s)%n", r,
-            mib(lng(b, "bytes")), keys.size(), num(b, "seconds"), rate(lng(b, "bytes"), num(b, "seconds")),
-            mib(bytes), num(o, "seconds"), rate(bytes, num(o, "seconds")));
+        out.printf("  restore run %d: SDK %s (%d objects) in %.2f s (%s; CPU: client %.1f s, store %.1f s);"
+                + " ours %s in %.2f s (%s; CPU: restore %.1f s, store %.1f s)%n", r, mib(lng(b, "bytes")),
+            keys.size(), num(b, "seconds"), rate(lng(b, "bytes"), num(b, "seconds")), num(b, "cpuSeconds"),
+            sdkStoreCpu, mib(bytes), num(o, "seconds"), rate(bytes, num(o, "seconds")), num(o, "cpuSeconds"),
+            ourStoreCpu);
       }
     }
     double ratio = bestSdk / bestOurs;

@@ -46,9 +46,14 @@ public final class PublishPeer {
             System.gc();
             resetPeaks();
             long gcBefore = gcMillis();
+            long cpuBefore = processCpuNanos();
+            long mainBefore = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
             long started = System.nanoTime();
             PublishResult result = cluster.publish(words[1], words[2], words[3], extra);
             long nanos = System.nanoTime() - started;
+            reply.put("cpuSeconds", (processCpuNanos() - cpuBefore) / 1e9);
+            reply.put("readerCpuSeconds",
+                (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - mainBefore) / 1e9);
             if (!(result instanceof PublishResult.Published p)) {
               throw new IllegalStateException("publish did not publish: " + result);
             }
@@ -88,6 +93,11 @@ public final class PublishPeer {
       }
     }
     return sum;
+  }
+
+  static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   static long gcMillis() {

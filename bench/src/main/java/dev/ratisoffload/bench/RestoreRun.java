@@ -31,11 +31,13 @@ public final class RestoreRun {
       try (ObjectStore store = Stores.open(StoreUri.parse("s3://" + words[1] + "/ratis"),
           S3Settings.builder().endpoint(URI.create(endpoint)).pathStyle(true).build())) {
         long started = System.nanoTime();
+        long cpuBefore = PublishPeer.processCpuNanos();
         ClusterRestorer restorer = new ClusterRestorer(store);
         RestorePlan plan = restorer.plan(new RestoreRequest(words[2], List.of(), new GenerationChoice.Newest(),
             Map.of(), Path.of(words[3])));
         restorer.restore(plan, TransferListener.NONE);
         reply.put("seconds", (System.nanoTime() - started) / 1e9);
+        reply.put("cpuSeconds", (PublishPeer.processCpuNanos() - cpuBefore) / 1e9);
         reply.put("bytes", plan.totalBytes());
       }
       return reply;

@@ -58,6 +58,7 @@ public final class SdkBaseline {
         String bucket = words[1];
         Path dir = Path.of(words[2]);
         long started = System.nanoTime();
+        long cpuBefore = PublishPeer.processCpuNanos();
         long bytes = switch (words[0]) {
           case "upload" -> upload(s3, pool, bucket, dir);
           case "download" -> download(s3, pool, bucket, dir);
@@ -66,6 +67,7 @@ public final class SdkBaseline {
         };
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("seconds", (System.nanoTime() - started) / 1e9);
+        reply.put("cpuSeconds", (PublishPeer.processCpuNanos() - cpuBefore) / 1e9);
         reply.put("bytes", bytes);
         return reply;
       });

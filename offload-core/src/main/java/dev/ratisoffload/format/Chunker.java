@@ -2,7 +2,6 @@ package dev.ratisoffload.format;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -15,6 +14,17 @@ public final class Chunker {
   @FunctionalInterface
   public interface Sink {
     void accept(byte[] chunk) throws IOException;
+  }
+
+  /**
+   * Receives each chunk in order as the first {@code length} bytes of an array it provides, so that a
+   * caller can reuse arrays instead of allocating one per chunk.
+   */
+  public interface BufferSink {
+    /** An array of at least {@code length} bytes for the next chunk; the sink's again once accepted. */
+    byte[] buffer(int length) throws IOException;
+
+    void accept(byte[] buffer, int length) throws IOException;
   }
 
   /** 256 fixed pseudo-random values; changing them would change every boundary (and deduplication). */
@@ -38,6 +48,21 @@ public final class Chunker {
 
   /** Reads {@code in} to its end, passing each chunk to {@code sink}. */
   public void split(InputStream in, Sink sink) throws IOException {
+    split(in, new BufferSink() {
+      @Override
+      public byte[] buffer(int length) {
+        return new byte[length];
+      }
+
+      @Override
+      public void accept(byte[] buffer, int length) throws IOException {
+        sink.accept(buffer);
+      }
+    });
+  }
+
+  /** Reads {@code in} to its end, copying each chunk into an array the sink provides. */
+  public void split(InputStream in, BufferSink sink) throws IOException {
     byte[] buffer = new byte[policy.max() * 2];
     int filled = 0;
     int start = 0;
@@ -58,7 +83,9 @@ public final class Chunker {
         return;
       }
       int length = boundary(buffer, start, filled - start);
-      sink.accept(Arrays.copyOfRange(buffer, start, start + length));
+      byte[] chunk = sink.buffer(length);
+      System.arraycopy(buffer, start, chunk, 0, length);
+      sink.accept(chunk, length);
       start += length;
     }
   }

@@ -159,6 +159,9 @@ public final class GenerationPublisher {
     private final ExecutorService shaLane = Executors.newSingleThreadExecutor(daemon("offload-digest-sha256"));
     private final ExecutorService md5Lane = Executors.newSingleThreadExecutor(daemon("offload-digest-md5"));
     private final Semaphore inFlight = new Semaphore(maxChunksInFlight);
+    /** Arrays of stored chunks, for the next chunks. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> free =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final List<Future<?>> pending = new ArrayList<>();
     private final AtomicLong uploadedBytes = new AtomicLong();
     private final AtomicInteger uploadedChunks = new AtomicInteger();
@@ -179,12 +182,22 @@ public final class GenerationPublisher {
      */
     PendingFile file(SnapshotSource.PinnedFile file) throws IOException {
       PendingFile pending = new PendingFile(file);
+      // Arrays for chunks: as large as the largest chunk, or the file when it is smaller.
+      int bufferSize = (int) Math.min(chunking.max(), Math.max(1, Files.size(file.pinned())));
       try (InputStream in = Files.newInputStream(file.pinned())) {
-        new Chunker(chunking).split(in, chunk -> {
-          pending.size += chunk.length;
-          submit(pending, chunk);
-          if (stopped != null) {
-            throw new Stopped();
+        new Chunker(chunking).split(in, new Chunker.BufferSink() {
+          @Override
+          public byte[] buffer(int length) throws IOException {
+            return take(Math.max(length, bufferSize));
+          }
+
+          @Override
+          public void accept(byte[] chunk, int length) throws IOException {
+            pending.size += length;
+            submit(pending, chunk, length);
+            if (stopped != null) {
+              throw new Stopped();
+            }
           }
         });
       } catch (Stopped stop) {
@@ -195,47 +208,64 @@ public final class GenerationPublisher {
       return pending;
     }
 
-    private void submit(PendingFile file, byte[] chunk) throws IOException {
-      SkipReason stop = fence.check();
-      if (stop != null) {
-        stopped = stop;
-        return;
-      }
-      totalChunks.incrementAndGet();
+    /**
+     * An array of at least {@code size} bytes: one that a stored chunk gave back, or a new one. Arrays
+     * in use are bounded by the chunks in flight, so the publish allocates a few arrays instead of one
+     * per chunk (chunks of a quarter to four megabytes are large objects for the garbage collector).
+     */
+    private byte[] take(int size) throws IOException {
       try {
         inFlight.acquire();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while uploading", e);
       }
+      byte[] buffer = free.poll();
+      return buffer != null && buffer.length >= size ? buffer : new byte[size];
+    }
+
+    /** Gives back the array of a chunk that is stored and digested, and its place in flight. */
+    private void giveBack(byte[] buffer) {
+      free.offer(buffer);
+      inFlight.release();
+    }
+
+    private void submit(PendingFile file, byte[] chunk, int length) throws IOException {
+      SkipReason stop = fence.check();
+      if (stop != null) {
+        stopped = stop;
+        giveBack(chunk);
+        return;
+      }
+      totalChunks.incrementAndGet();
       AtomicInteger holders = new AtomicInteger(3); // the upload and the two file digests
       Runnable release = () -> {
         if (holders.decrementAndGet() == 0) {
-          inFlight.release();
+          giveBack(chunk);
         }
       };
       FutureTask<String> task = new FutureTask<>(() -> {
         try {
-          String chunkSha = Hashes.sha256Hex(chunk);
-          storeChunk(chunkSha, chunk);
+          String chunkSha = Hashes.sha256Hex(chunk, 0, length);
+          storeChunk(chunkSha, chunk, length);
           return chunkSha;
         } finally {
           release.run();
         }
       });
       file.chunks.add(task);
-      file.sizes.add(chunk.length);
+      file.sizes.add(length);
       pending.add(task);
       shaLane.execute(() -> {
         try {
-          file.sha.update(chunk);
+          file.sha.update(chunk, 0, length);
         } finally {
           release.run();
         }
       });
       md5Lane.execute(() -> {
         try {
-          file.md5.update(chunk);
+          file.md5.update(chunk, 0, length);
         } finally {
           release.run();
         }
@@ -249,16 +279,16 @@ public final class GenerationPublisher {
       failFast();
     }
 
-    private void storeChunk(String chunkSha, byte[] chunk) {
+    private void storeChunk(String chunkSha, byte[] chunk, int length) {
       String key = Layout.chunkKey(source.cluster(), source.group(), chunkSha);
-      if (known.stored(chunkSha, chunk.length)) {
+      if (known.stored(chunkSha, length)) {
         return; // de-duplicated: stored for an earlier generation
       }
-      if (known.headUnknown() && store.head(key).filter(info -> info.size() == chunk.length).isPresent()) {
+      if (known.headUnknown() && store.head(key).filter(info -> info.size() == length).isPresent()) {
         return; // de-duplicated: stored by an older generation
       }
-      if (store.putIfAbsent(key, Content.of(chunk)) == PutOutcome.CREATED) {
-        uploadedBytes.addAndGet(chunk.length);
+      if (store.putIfAbsent(key, Content.ofRange(chunk, 0, length)) == PutOutcome.CREATED) {
+        uploadedBytes.addAndGet(length);
         uploadedChunks.incrementAndGet();
       }
     }
