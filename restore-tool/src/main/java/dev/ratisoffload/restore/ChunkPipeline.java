@@ -9,10 +9,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
-import java.util.ArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -146,16 +146,7 @@ final class ChunkPipeline implements AutoCloseable {
     MessageDigest md5 = open.md5;
     Future<String> actualSha = shaLane.submit(() -> Hashes.hex(open.sha.digest()));
     return md5Lane.submit(() -> {
-      String shaHex = await(actualSha);
-      if (!shaHex.equals(file.sha256())) {
-        throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has SHA-256 "
-            + shaHex + ", the manifest says " + file.sha256());
-      }
-      String md5Hex = Hashes.hex(md5.digest());
-      if (file.md5() != null && !md5Hex.equals(file.md5())) {
-        throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has MD5 "
-            + md5Hex + ", the manifest says " + file.md5());
-      }
+      GenerationReader.checkFile(manifest, file, await(actualSha), Hashes.hex(md5.digest()));
       return null;
     });
   }
@@ -210,11 +201,6 @@ final class ChunkPipeline implements AutoCloseable {
       }
       throw new IllegalStateException("reading a chunk failed", e.getCause());
     }
-  }
-
-  private static String describe(Manifest m) {
-    return "generation " + m.index() + " (term " + m.term() + ") of group " + m.group() + " in cluster "
-        + m.cluster();
   }
 
   @Override
