@@ -274,8 +274,10 @@ class JbangScriptsTest {
       throw new IllegalStateException(command + " did not finish in " + SCRIPT_TIMEOUT_SECONDS + " s:\n"
           + Files.readString(err, StandardCharsets.UTF_8));
     }
-    return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+    Run run = new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
         Files.readString(err, StandardCharsets.UTF_8));
+    System.out.println("$ " + String.join(" ", command) + "\n" + run); // in the surefire report's output
+    return run;
   }
 
   private static String uuid(RaftGroupId group) {
