@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ratisoffload.cli.OffloadCommand;
 import dev.ratisoffload.plugin.OffloadConfigKeys;
 import dev.ratisoffload.plugin.SnapshotOffload;
 import dev.ratisoffload.publish.PublishResult;
@@ -12,6 +13,8 @@ import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.S3ObjectStore;
 import dev.ratisoffload.store.S3Settings;
 import dev.ratisoffload.store.StoreUri;
+import dev.ratisoffload.testkit.Await;
+import dev.ratisoffload.testkit.EmbeddedKafka;
 import dev.ratisoffload.testkit.EmbeddedS3;
 import dev.ratisoffload.testkit.FreePorts;
 import dev.ratisoffload.testkit.RatisCluster;
@@ -29,6 +32,13 @@ import java.util.SortedMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -59,6 +69,7 @@ class JbangScriptsTest {
   static final int KEYS_PER_GROUP = 300;
   static final Duration LEADERS = Duration.ofSeconds(60);
   static final long SCRIPT_TIMEOUT_SECONDS = 300;
+  static final Duration SCRIPT_DEADLINE = Duration.ofSeconds(SCRIPT_TIMEOUT_SECONDS);
 
   @TempDir
   static Path tmp;
@@ -230,6 +241,64 @@ class JbangScriptsTest {
     assertTrue(unreachable.err().contains("freshness_check: "), unreachable.toString());
   }
 
+  @Test
+  void kafkaStandbyFollowsStopsOnSigtermAndPromotes() throws Exception {
+    try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+      kafka.createTopics(new NewTopic("orders", 2, (short) 1));
+      String store = Files.createDirectories(tmp.resolve("kafka-store")).toUri().toString();
+      produceAndBackUp(kafka, store, 20);
+      List<String> options = List.of("--store", store, "--cluster", "orders-prod", "--topic", "orders",
+          "--bootstrap-server", kafka.bootstrapServers(), "--target-topic", "orders-standby", "--create-topic");
+
+      List<String> follow = new ArrayList<>(List.of("follow", "--poll-interval", "200ms"));
+      follow.addAll(options);
+      Path followLog = Files.createTempFile(tmp, "follow", ".txt");
+      Process follower = start(List.of(), "scripts/kafka_standby.java", follow, followLog);
+      try {
+        Await.until("the standby to hold the 40 records", SCRIPT_DEADLINE,
+            () -> offsets(kafka, "orders-standby") == 40);
+        follower.destroy(); // SIGTERM
+        assertTrue(follower.waitFor(30, TimeUnit.SECONDS), "the follower ends on SIGTERM");
+        assertEquals(0, follower.exitValue(), Files.readString(followLog));
+      } finally {
+        follower.destroyForcibly();
+      }
+
+      produceAndBackUp(kafka, store, 5);
+      List<String> promote = new ArrayList<>(List.of("promote", "--quiet", "1s"));
+      promote.addAll(options);
+      Run promoted = jbang(List.of(), "kafka_standby", promote);
+      assertEquals(0, promoted.code(), promoted.toString());
+      assertTrue(promoted.out().contains("drained") && promoted.out().contains("promoted:"), promoted.toString());
+      assertEquals(50, offsets(kafka, "orders-standby"));
+    }
+  }
+
+  /** Writes {@code perPartition} records into each partition of orders and backs the topic up. */
+  private static void produceAndBackUp(EmbeddedKafka kafka, String store, int perPartition) throws Exception {
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+        kafka.bootstrapServers(), "acks", "all"), new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (int i = 0; i < perPartition; i++) {
+        for (int p = 0; p < 2; p++) {
+          producer.send(new ProducerRecord<>("orders", p, ("k" + i).getBytes(StandardCharsets.UTF_8),
+              ("order " + i).getBytes(StandardCharsets.UTF_8))).get();
+        }
+      }
+    }
+    assertEquals(0, OffloadCommand.run("kafka", "backup", "--bootstrap-server", kafka.bootstrapServers(),
+        "--topic", "orders", "--store", store, "--cluster", "orders-prod", "--progress", "never"));
+  }
+
+  private static long offsets(EmbeddedKafka kafka, String topic) {
+    try (Admin admin = kafka.admin()) {
+      Map<TopicPartition, OffsetSpec> request = Map.of(new TopicPartition(topic, 0), OffsetSpec.latest(),
+          new TopicPartition(topic, 1), OffsetSpec.latest());
+      return admin.listOffsets(request).all().get().values().stream().mapToLong(i -> i.offset()).sum();
+    } catch (Exception e) {
+      return -1; // not created yet
+    }
+  }
+
   // ---- running JBang ----------------------------------------------------------------------
 
   /** A finished script: exit code, stdout, stderr. */
@@ -250,6 +319,29 @@ class JbangScriptsTest {
 
   /** {@code scripts/jbang [jbangOptions] script args}, in the repository root. */
   private Run jbang(List<String> jbangOptions, String script, List<String> args) throws Exception {
+    Path out = Files.createTempFile(tmp, "out", ".txt");
+    Path err = Files.createTempFile(tmp, "err", ".txt");
+    Process process = start(jbangOptions, script, args, out, err);
+    if (!process.waitFor(SCRIPT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+      throw new IllegalStateException(script + " " + args + " did not finish in " + SCRIPT_TIMEOUT_SECONDS
+          + " s:\n" + Files.readString(err, StandardCharsets.UTF_8));
+    }
+    Run run = new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+    System.out.println("$ " + script + " " + String.join(" ", args) + "\n" + run); // in the surefire report
+    return run;
+  }
+
+  /** Starts a script with both its outputs into one file; the caller waits for it or stops it. */
+  private Process start(List<String> jbangOptions, String script, List<String> args, Path output)
+      throws Exception {
+    return start(jbangOptions, script, args, output, output);
+  }
+
+  private Process start(List<String> jbangOptions, String script, List<String> args, Path out, Path err)
+      throws Exception {
     List<String> command = new ArrayList<>(List.of("bash", root.resolve("scripts/jbang").toString(),
         "--repos", "m2cache=" + ProjectRepository.userRepository().toUri(), "--repos", "mavencentral"));
     command.addAll(jbangOptions);
@@ -264,20 +356,14 @@ class JbangScriptsTest {
     env.put("AWS_REGION", s3.region());
     env.put("AWS_EC2_METADATA_DISABLED", "true");
     env.put("JBANG_JAVA_OPTIONS", "-Xmx256m");
-    Path out = Files.createTempFile(tmp, "out", ".txt");
-    Path err = Files.createTempFile(tmp, "err", ".txt");
-    Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-    process.getOutputStream().close();
-    if (!process.waitFor(SCRIPT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-      process.descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly();
-      throw new IllegalStateException(command + " did not finish in " + SCRIPT_TIMEOUT_SECONDS + " s:\n"
-          + Files.readString(err, StandardCharsets.UTF_8));
+    if (out.equals(err)) {
+      builder.redirectErrorStream(true);
+    } else {
+      builder.redirectError(err.toFile());
     }
-    Run run = new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
-    System.out.println("$ " + String.join(" ", command) + "\n" + run); // in the surefire report's output
-    return run;
+    Process process = builder.redirectOutput(out.toFile()).start();
+    process.getOutputStream().close();
+    return process;
   }
 
   private static String uuid(RaftGroupId group) {

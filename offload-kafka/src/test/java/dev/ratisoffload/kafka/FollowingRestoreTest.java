@@ -119,6 +119,12 @@ class FollowingRestoreTest {
       assertTrue(second.resumed.containsAll(List.of("0@50/50", "1@50/50")), second.resumed::toString);
       assertEquals(20, second.stop().records());
     }
+    produce(produced, "orders", 2, 5, "d");
+    backup("orders", store);
+    RestoreSummary drained = new KafkaTopicRestore(following("orders", "orders-standby")
+        .drainAfter(Duration.ofMillis(500)).build(), store, RestoreListener.NONE).run();
+    assertEquals(RestoreSummary.Ending.DRAINED, drained.ending(), "caught up, the follower drains and ends");
+    assertEquals(10, drained.records());
     Map<Integer, List<BackupRecord>> standby = TopicContents.read(kafka.bootstrapServers(), "orders-standby", 2);
     for (int p = 0; p < 2; p++) {
       assertEquals(produced.records(p), standby.get(p), "partition " + p);

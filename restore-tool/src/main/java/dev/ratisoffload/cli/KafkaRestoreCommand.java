@@ -102,6 +102,12 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
       description = "With --follow: how often to look for new segments (default ${DEFAULT-VALUE}, at least 100ms).")
   private Duration pollInterval;
 
+  @Option(names = "--drain-after", paramLabel = "DURATION", converter = Converters.RatisDuration.class,
+      description = "With --follow: end (exit 0) once the backup has not grown for DURATION and every record is on"
+          + " the target, after reading back each partition's last record and comparing it with the backup's: the"
+          + " last step before promoting a standby.")
+  private Duration drainAfter;
+
   @Override
   OffloadCommand offload() {
     return kafka.parent;
@@ -139,6 +145,7 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           .until(until)
           .follow(follow)
           .pollInterval(pollInterval)
+          .drainAfter(drainAfter)
           .brokerTimeout(client.brokerTimeout)
           .clientProperties(client.clientProperties())
           .build();
@@ -159,7 +166,11 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
     }
     table.print(out);
     out.printf(Locale.ROOT, "%s %,d records of %s (topic id %s) into %s, offsets %s, in %.1f s%n",
-        summary.ending() == RestoreSummary.Ending.COMPLETE ? "restored" : "stopped after restoring",
+        switch (summary.ending()) {
+          case COMPLETE -> "restored";
+          case STOPPED -> "stopped after restoring";
+          case DRAINED -> "drained (the backup stopped growing; every partition's last record checked) after restoring";
+        },
         summary.records(), summary.topic(), summary.topicId(), summary.targetTopic(), summary.offsets(),
         summary.seconds());
     out.flush();

@@ -324,12 +324,13 @@ public final class KafkaTopicRestore {
   private RestoreSummary follow(long start) {
     Map<Integer, StandbyPartition.Counts> counts = new TreeMap<>();
     Backup backup = null;
+    boolean drained = false;
     try (TargetTopic target = new TargetTopic(settings)) {
-      while (!stopRequested) {
+      while (!stopRequested && !drained) {
         try {
           backup = resolve();
           prepareTarget(target, backup, false, List.of());
-          followSession(backup, target, counts);
+          drained = followSession(backup, target, counts);
         } catch (RuntimeException e) {
           if (!retriable(e)) {
             throw e;
@@ -348,14 +349,20 @@ public final class KafkaTopicRestore {
     List<RestoreSummary.PartitionSummary> partitions = counts.values().stream()
         .map(c -> new RestoreSummary.PartitionSummary(c.partition, c.restored, c.holesSkipped, c.nextTarget))
         .toList();
+    RestoreSummary.Ending ending = drained ? RestoreSummary.Ending.DRAINED : RestoreSummary.Ending.STOPPED;
     return backup == null
         ? new RestoreSummary(settings.topic(), null, settings.targetTopic(), settings.offsetMode().word(),
-            RestoreSummary.Ending.STOPPED, partitions, seconds(start))
-        : summary(backup, RestoreSummary.Ending.STOPPED, partitions, start);
+            ending, partitions, seconds(start))
+        : summary(backup, ending, partitions, start);
   }
 
-  /** Follows until stopped; throws when something fails (the caller decides whether to try again). */
-  private void followSession(Backup backup, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts) {
+  /**
+   * Follows until stopped or, with {@code drainAfter}, drained; throws when something fails (the caller
+   * decides whether to try again).
+   *
+   * @return whether the follower drained: caught up, every record acknowledged, every last record checked
+   */
+  private boolean followSession(Backup backup, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts) {
     String maxBytes = backup.manifest().config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
     int maxRecordBytes = maxBytes == null ? DEFAULT_MAX_RECORD_BYTES : (int) Math.min(Integer.MAX_VALUE,
         Long.parseLong(maxBytes));
@@ -364,19 +371,36 @@ public final class KafkaTopicRestore {
       List<StandbyPartition> standbys = new ArrayList<>();
       for (int p : backup.partitions()) {
         if (stopRequested) {
-          return;
+          return false;
         }
         StandbyPartition.Counts c = counts.computeIfAbsent(p, StandbyPartition.Counts::new);
         standbys.add(StandbyPartition.resume(settings, source, backup.incarnation(), target, c, listener));
       }
+      long lastGrowth = System.nanoTime();
       while (!stopRequested) {
+        boolean grew = false;
         for (StandbyPartition standby : standbys) {
-          standby.step(sender, () -> stopRequested);
+          grew |= standby.step(sender, () -> stopRequested);
         }
         sender.throwIfFailed();
         backoff = RestoreSettings.FIRST_RETRY; // a round went through: the next outage starts the backoff anew
+        lastGrowth = grew ? System.nanoTime() : lastGrowth;
+        if (settings.drainAfter().isPresent()
+            && System.nanoTime() - lastGrowth >= settings.drainAfter().get().toNanos()) {
+          sender.flush();
+          // The final check: each partition's last record, read back, is the backup's at that position.
+          KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
+          TopicIncarnation now = catalog.incarnation(settings.topic(), backup.incarnation().topicId())
+              .orElse(backup.incarnation());
+          for (int p : backup.partitions()) {
+            StandbyPartition.resume(settings, source, now, target, new StandbyPartition.Counts(p),
+                RestoreListener.NONE);
+          }
+          return true;
+        }
         pause(settings.pollInterval());
       }
+      return false;
     } finally {
       // On a stop or a failure alike, the records in flight get a moment to be stored, not more.
       sender.close(Duration.ofSeconds(2));

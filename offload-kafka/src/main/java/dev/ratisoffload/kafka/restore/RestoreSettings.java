@@ -16,6 +16,8 @@ import org.apache.kafka.common.Uuid;
  * @param replicationFactor for {@code createTopic}: empty to use the backed-up topic's
  * @param until only the records of each partition up to the first one later than this time
  * @param pollInterval how often a follower looks for new segments (at least {@link #MIN_POLL})
+ * @param drainAfter follow mode: end once the backup has grown by no segment for this long and every
+ *     record is on the target, after checking each partition's last record (promoting a standby)
  * @param brokerTimeout how long a broker request may take before it counts as unreachable
  * @param clientProperties Kafka client properties (security) applied to every client
  */
@@ -32,6 +34,7 @@ public record RestoreSettings(
     Optional<Instant> until,
     boolean follow,
     Duration pollInterval,
+    Optional<Duration> drainAfter,
     Duration brokerTimeout,
     Map<String, String> clientProperties) {
 
@@ -54,6 +57,9 @@ public record RestoreSettings(
     }
     if (follow && until.isPresent()) {
       throw new IllegalArgumentException("--until and --follow exclude each other: a standby follows the whole backup");
+    }
+    if (drainAfter.isPresent() && !follow) {
+      throw new IllegalArgumentException("--drain-after needs --follow: it ends a follower once it is caught up");
     }
     if (replicationFactor.isPresent() && replicationFactor.get() < 1) {
       throw new IllegalArgumentException("the replication factor must be at least 1, not " + replicationFactor.get());
@@ -79,6 +85,7 @@ public record RestoreSettings(
     private Optional<Instant> until = Optional.empty();
     private boolean follow;
     private Duration pollInterval = Duration.ofSeconds(1);
+    private Optional<Duration> drainAfter = Optional.empty();
     private Duration brokerTimeout = Duration.ofSeconds(30);
     private Map<String, String> clientProperties = Map.of();
 
@@ -134,6 +141,11 @@ public record RestoreSettings(
       return this;
     }
 
+    public Builder drainAfter(Duration quiet) {
+      this.drainAfter = Optional.ofNullable(quiet);
+      return this;
+    }
+
     public Builder brokerTimeout(Duration timeout) {
       this.brokerTimeout = timeout;
       return this;
@@ -146,7 +158,7 @@ public record RestoreSettings(
 
     public RestoreSettings build() {
       return new RestoreSettings(bootstrapServers, cluster, topic, topicId, targetTopic, partitions, offsetMode,
-          createTopic, replicationFactor, until, follow, pollInterval, brokerTimeout, clientProperties);
+          createTopic, replicationFactor, until, follow, pollInterval, drainAfter, brokerTimeout, clientProperties);
     }
   }
 }

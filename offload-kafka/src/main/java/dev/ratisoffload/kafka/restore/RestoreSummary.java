@@ -5,14 +5,16 @@ import java.util.List;
 /**
  * What a restore did.
  *
- * @param ending COMPLETE (one-shot: every record stored and the high watermarks checked) or STOPPED (follow mode)
+ * @param ending COMPLETE (one-shot: every record stored and the high watermarks checked), STOPPED (follow
+ *     mode, asked to stop) or DRAINED (follow mode: caught up with a backup that stopped growing, every
+ *     partition's last record checked)
  * @param partitions per partition, in order
  * @param seconds how long it ran
  */
 public record RestoreSummary(String topic, String topicId, String targetTopic, String offsets, Ending ending,
     List<PartitionSummary> partitions, double seconds) {
 
-  public enum Ending { COMPLETE, STOPPED }
+  public enum Ending { COMPLETE, STOPPED, DRAINED }
 
   /**
    * @param recordsRestored records this run stored

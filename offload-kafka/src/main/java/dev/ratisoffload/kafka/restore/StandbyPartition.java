@@ -99,11 +99,16 @@ final class StandbyPartition {
     return new StandbyPartition(settings, source, follower, counts, listener, nextSource);
   }
 
-  /** Sends what the backup stored since the last step; stops between segments when asked to. */
-  void step(RecordSender sender, BooleanSupplier stop) {
-    for (StoredSegment segment : follower.poll()) {
+  /**
+   * Sends what the backup stored since the last step; stops between segments when asked to.
+   *
+   * @return whether the backup had grown (a new segment was found)
+   */
+  boolean step(RecordSender sender, BooleanSupplier stop) {
+    List<StoredSegment> segments = follower.poll();
+    for (StoredSegment segment : segments) {
       if (stop.getAsBoolean()) {
-        return;
+        return true;
       }
       List<SegmentEntry> entries;
       SegmentHeader header;
@@ -136,6 +141,7 @@ final class StandbyPartition {
       }
       listener.segmentSent(counts.partition, sender.sent());
     }
+    return !segments.isEmpty();
   }
 
   /** The record at a source offset, or null when the chain has none there. */
