@@ -8,18 +8,10 @@ import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
 import dev.ratisoffload.kafka.backup.StopSignals;
 import dev.ratisoffload.kafka.backup.TerminalProgress;
 import dev.ratisoffload.store.ObjectStore;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.TreeMap;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -54,9 +46,8 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
   @Mixin
   private ProgressOptions progress;
 
-  @Option(names = "--bootstrap-server", required = true, paramLabel = "HOST:PORT[,HOST:PORT...]",
-      description = "The Kafka brokers to connect to.")
-  private String bootstrapServers;
+  @Mixin
+  private KafkaClientOptions client;
 
   @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "The topic to back up.")
   private String topic;
@@ -86,16 +77,6 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
       description = "Close a segment once it has been open this long, so the store is never further behind "
           + "(default ${DEFAULT-VALUE}).")
   private Duration segmentAge;
-
-  @Option(names = "--broker-timeout", paramLabel = "DURATION", defaultValue = "30s",
-      converter = Converters.RatisDuration.class,
-      description = "How long a broker request may take before the backup gives up with exit 4 "
-          + "(default ${DEFAULT-VALUE}).")
-  private Duration brokerTimeout;
-
-  @Option(names = "--command-config", paramLabel = "FILE",
-      description = "Kafka client properties (security.protocol, sasl.*, ssl.*), as Kafka's own tools take them.")
-  private Path commandConfig;
 
   @Option(names = "--accept-recreated-topic",
       description = "Start a new chain when the store holds a backup of an earlier topic of the same name "
@@ -130,35 +111,19 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
           + isolation + "'");
     }
     try {
-      return BackupSettings.builder(bootstrapServers, topic, cluster)
+      return BackupSettings.builder(client.bootstrapServers, topic, cluster)
           .partitions(partitions)
           .follow(follow)
           .readCommitted(isolation.equals("read_committed"))
           .segmentBytes(segmentBytes)
           .segmentAge(segmentAge)
-          .brokerTimeout(brokerTimeout)
+          .brokerTimeout(client.brokerTimeout)
           .acceptRecreatedTopic(acceptRecreatedTopic)
-          .clientProperties(clientProperties())
+          .clientProperties(client.clientProperties())
           .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-  }
-
-  private Map<String, String> clientProperties() {
-    if (commandConfig == null) {
-      return Map.of();
-    }
-    Properties properties = new Properties();
-    try (Reader reader = Files.newBufferedReader(commandConfig, StandardCharsets.UTF_8)) {
-      properties.load(reader);
-    } catch (IOException e) {
-      throw new ParameterException(spec.commandLine(), "--command-config: cannot read " + commandConfig + ": "
-          + e.getMessage());
-    }
-    Map<String, String> map = new TreeMap<>();
-    properties.stringPropertyNames().forEach(name -> map.put(name, properties.getProperty(name)));
-    return map;
   }
 
   private BackupListener listener() {

@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Backs up Kafka topics into the store as chains of immutable segments (one chain per "
         + "partition), lists and verifies them.",
-    subcommands = {KafkaBackupCommand.class, KafkaListCommand.class, KafkaVerifyCommand.class,
+    subcommands = {KafkaBackupCommand.class, KafkaRestoreCommand.class, KafkaListCommand.class, KafkaVerifyCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExamples:%n",
     footer = {
@@ -30,6 +30,6 @@ final class KafkaCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a subcommand is required: backup, list or verify");
+        "a subcommand is required: backup, restore, list or verify");
   }
 }

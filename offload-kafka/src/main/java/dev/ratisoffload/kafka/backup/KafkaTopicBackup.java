@@ -1,13 +1,12 @@
 package dev.ratisoffload.kafka.backup;
 
+import dev.ratisoffload.kafka.KafkaClients;
 import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
 import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
-import dev.ratisoffload.kafka.format.RecordHeader;
 import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
-import dev.ratisoffload.kafka.format.TimestampKind;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
 import dev.ratisoffload.kafka.read.PartitionChain;
@@ -27,7 +26,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -38,7 +36,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -212,7 +209,7 @@ public final class KafkaTopicBackup {
       for (TopicPartition tp : batch.partitions()) {
         PartitionCursor cursor = cursors.get(tp.partition());
         for (ConsumerRecord<byte[], byte[]> r : batch.records(tp)) {
-          cursor.append(toBackupRecord(r), size(r), now);
+          cursor.append(KafkaClients.toBackupRecord(r), size(r), now);
         }
       }
       boolean allDone = true;
@@ -481,22 +478,6 @@ public final class KafkaTopicBackup {
     }
   }
 
-  private static BackupRecord toBackupRecord(ConsumerRecord<byte[], byte[]> r) {
-    List<RecordHeader> headers = new ArrayList<>();
-    for (Header h : r.headers()) {
-      headers.add(new RecordHeader(h.key(), h.value()));
-    }
-    return new BackupRecord(r.offset(), r.timestamp(), kind(r.timestampType()), r.key(), r.value(), headers);
-  }
-
-  private static TimestampKind kind(TimestampType type) {
-    return switch (type) {
-      case CREATE_TIME -> TimestampKind.CREATE_TIME;
-      case LOG_APPEND_TIME -> TimestampKind.LOG_APPEND_TIME;
-      default -> TimestampKind.NONE;
-    };
-  }
-
   private static long size(ConsumerRecord<byte[], byte[]> r) {
     long size = Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
     for (Header h : r.headers()) {
@@ -521,16 +502,7 @@ public final class KafkaTopicBackup {
   }
 
   private Map<String, Object> adminProperties() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-    p.put(AdminClientConfig.CLIENT_ID_CONFIG, "offload-kafka-backup-admin-" + settings.topic());
-    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
-    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(settings.brokerTimeout().toMillis(), 30_000));
-    settings.clientProperties().forEach((k, v) -> {
-      if (AdminClientConfig.configNames().contains(k)) {
-        p.put(k, v);
-      }
-    });
-    return p;
+    return KafkaClients.adminProperties(settings.bootstrapServers(), "offload-kafka-backup-admin-" + settings.topic(),
+        settings.brokerTimeout(), settings.clientProperties());
   }
 }

@@ -1,14 +1,10 @@
 package dev.ratisoffload.kafka.backup;
 
-import dev.ratisoffload.kafka.KafkaOffloadException;
-import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
+import dev.ratisoffload.kafka.KafkaClients;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -16,10 +12,6 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.errors.AuthenticationException;
-import org.apache.kafka.common.errors.AuthorizationException;
-import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /** Asks the cluster what a topic is now: its id, partitions, replication factor and configs. */
 final class TopicInspector {
@@ -66,35 +58,6 @@ final class TopicInspector {
   }
 
   private <T> T await(KafkaFuture<T> future, String what) {
-    try {
-      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new KafkaOffloadException(Kind.UNAVAILABLE, "interrupted while asking " + bootstrap + " to " + what, e);
-    } catch (TimeoutException e) {
-      throw unreachable(what, e);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof UnknownTopicOrPartitionException) {
-        throw new KafkaOffloadException(Kind.INVALID, "topic " + topic + " does not exist on the cluster at "
-            + bootstrap + ": check the name (nothing was written)", cause);
-      }
-      if (cause instanceof AuthorizationException || cause instanceof AuthenticationException) {
-        throw new KafkaOffloadException(Kind.UNAVAILABLE, "the cluster at " + bootstrap + " refused to " + what
-            + " " + topic + ": " + cause.getMessage() + " (nothing was written; check the client's credentials"
-            + " and ACLs: it needs Describe and DescribeConfigs on the topic, Read to back it up)", cause);
-      }
-      if (cause instanceof RetriableException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
-        throw unreachable(what, cause);
-      }
-      throw new KafkaOffloadException(Kind.UNAVAILABLE, "cannot " + what + " " + topic + " on " + bootstrap
-          + ": " + cause, cause);
-    }
-  }
-
-  private KafkaOffloadException unreachable(String what, Throwable cause) {
-    return new KafkaOffloadException(Kind.UNAVAILABLE, "the Kafka cluster at " + bootstrap
-        + " did not answer within " + timeout.toSeconds() + " s (" + what + " " + topic
-        + "); nothing more was written: check that it is reachable and run again", cause);
+    return KafkaClients.await(future, timeout, bootstrap, what, topic);
   }
 }

@@ -1,0 +1,102 @@
+package dev.ratisoffload.kafka;
+
+import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
+import dev.ratisoffload.kafka.format.BackupRecord;
+import dev.ratisoffload.kafka.format.RecordHeader;
+import dev.ratisoffload.kafka.format.TimestampKind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.TimestampType;
+
+/** What backup and restore share in talking to a Kafka cluster: client settings, admin calls, records. */
+public final class KafkaClients {
+
+  private KafkaClients() {}
+
+  /** Admin client properties: the bootstrap servers, timeouts, and the user's admin-relevant properties. */
+  public static Map<String, Object> adminProperties(String bootstrap, String clientId, Duration timeout,
+      Map<String, String> clientProperties) {
+    Map<String, Object> p = new HashMap<>();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 30_000));
+    clientProperties.forEach((k, v) -> {
+      if (AdminClientConfig.configNames().contains(k)) {
+        p.put(k, v);
+      }
+    });
+    return p;
+  }
+
+  /**
+   * Waits for an admin call, turning its failure into a {@link KafkaOffloadException} that names the
+   * cluster, the call and the topic.
+   *
+   * @param what the call, as a verb phrase ("describe topic")
+   */
+  public static <T> T await(KafkaFuture<T> future, Duration timeout, String bootstrap, String what, String topic) {
+    try {
+      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaOffloadException(Kind.UNAVAILABLE, "interrupted while asking " + bootstrap + " to " + what, e);
+    } catch (TimeoutException e) {
+      throw unreachable(bootstrap, timeout, what + " " + topic, e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof UnknownTopicOrPartitionException) {
+        throw new KafkaOffloadException(Kind.INVALID, "topic " + topic + " does not exist on the cluster at "
+            + bootstrap + ": check the name (nothing was written)", cause);
+      }
+      if (cause instanceof AuthorizationException || cause instanceof AuthenticationException) {
+        throw new KafkaOffloadException(Kind.UNAVAILABLE, "the cluster at " + bootstrap + " refused to " + what
+            + " " + topic + ": " + cause.getMessage() + " (nothing was written; check the client's credentials"
+            + " and ACLs)", cause);
+      }
+      if (cause instanceof RetriableException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+        throw unreachable(bootstrap, timeout, what + " " + topic, cause);
+      }
+      throw new KafkaOffloadException(Kind.UNAVAILABLE, "cannot " + what + " " + topic + " on " + bootstrap
+          + ": " + cause, cause);
+    }
+  }
+
+  /** The cluster did not answer in time. */
+  public static KafkaOffloadException unreachable(String bootstrap, Duration timeout, String what, Throwable cause) {
+    return new KafkaOffloadException(Kind.UNAVAILABLE, "the Kafka cluster at " + bootstrap
+        + " did not answer within " + timeout.toSeconds() + " s (" + what + "); nothing more was written:"
+        + " check that it is reachable and run again", cause);
+  }
+
+  /** A consumed record as a backup keeps it. */
+  public static BackupRecord toBackupRecord(ConsumerRecord<byte[], byte[]> r) {
+    List<RecordHeader> headers = new ArrayList<>();
+    for (Header h : r.headers()) {
+      headers.add(new RecordHeader(h.key(), h.value()));
+    }
+    return new BackupRecord(r.offset(), r.timestamp(), kind(r.timestampType()), r.key(), r.value(), headers);
+  }
+
+  private static TimestampKind kind(TimestampType type) {
+    return switch (type) {
+      case CREATE_TIME -> TimestampKind.CREATE_TIME;
+      case LOG_APPEND_TIME -> TimestampKind.LOG_APPEND_TIME;
+      default -> TimestampKind.NONE;
+    };
+  }
+}

@@ -1,0 +1,465 @@
+package dev.ratisoffload.kafka.restore;
+
+import dev.ratisoffload.kafka.KafkaOffloadException;
+import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
+import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
+import dev.ratisoffload.kafka.format.TopicManifest;
+import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
+import dev.ratisoffload.kafka.read.OffsetRange;
+import dev.ratisoffload.kafka.read.SegmentSource;
+import dev.ratisoffload.kafka.read.TopicIncarnation;
+import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreException;
+import dev.ratisoffload.store.StoreUnavailableException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.InvalidReplicationFactorException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Restores one backed-up topic into a topic of a Kafka cluster: once (every record, fast, after a
+ * verify pass and the target's checks), or following a backup that is still being written (a standby).
+ *
+ * <p>One-shot: every segment to restore is read and verified (hashes, joins, links) first; the target
+ * must exist (or {@code createTopic}), be empty, and be able to keep the records (timestamp type,
+ * retention, size limits); only then is anything sent. Every delivery report is checked against the
+ * offset the record was sent for, and the high watermarks against the counts at the end.
+ *
+ * <p>Follow: keeps no state of its own. Each partition continues at the target's high watermark once
+ * the target's last record is proven equal to the backup's record at that position; new segments must
+ * continue the chain. A store or broker that cannot be reached is retried with backoff (1 s doubling to
+ * 60 s), resuming at the high watermark. {@link #requestStop()} ends it promptly.
+ */
+public final class KafkaTopicRestore {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicRestore.class);
+  private static final int DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+
+  private final RestoreSettings settings;
+  private final ObjectStore store;
+  private final SegmentSource source;
+  private final RestoreListener listener;
+  private final Clock clock;
+  private final Object wake = new Object();
+  private volatile boolean stopRequested;
+  /** Follow mode: how long to wait after the next failure to reach the store or the broker. */
+  private Duration backoff = RestoreSettings.FIRST_RETRY;
+
+  public KafkaTopicRestore(RestoreSettings settings, ObjectStore store, RestoreListener listener) {
+    this(settings, store, listener, Clock.systemUTC());
+  }
+
+  KafkaTopicRestore(RestoreSettings settings, ObjectStore store, RestoreListener listener, Clock clock) {
+    this.settings = settings;
+    this.store = store;
+    this.source = new SegmentSource(store);
+    this.listener = listener;
+    this.clock = clock;
+  }
+
+  /** Asks a following restore to stop (from any thread, a signal handler too); it returns promptly. */
+  public void requestStop() {
+    stopRequested = true;
+    synchronized (wake) {
+      wake.notifyAll();
+    }
+  }
+
+  /**
+   * Runs the restore.
+   *
+   * @throws KafkaOffloadException with the kind that says which exit code applies
+   * @throws IntegrityException when the backup is corrupt or its chain broken
+   */
+  public RestoreSummary run() {
+    long start = System.nanoTime();
+    return settings.follow() ? follow(start) : oneShot(start);
+  }
+
+  /** The backup being restored: one topic incarnation, its newest manifest, the partitions to restore. */
+  private record Backup(TopicIncarnation incarnation, TopicManifest manifest, List<Integer> partitions) {}
+
+  private Backup resolve() {
+    KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
+    List<TopicIncarnation> all = catalog.incarnations(settings.topic());
+    if (all.isEmpty()) {
+      throw new KafkaOffloadException(Kind.INCONSISTENT, "no backup of topic " + settings.topic() + " of cluster "
+          + settings.cluster() + " is stored in " + store.describe() + "; nothing was written (`offload kafka list`"
+          + " shows what is stored)");
+    }
+    List<String> ids = all.stream().map(i -> i.topicId().toString()).toList();
+    TopicIncarnation chosen;
+    if (settings.topicId().isPresent()) {
+      chosen = all.stream().filter(i -> i.topicId().equals(settings.topicId().get())).findFirst()
+          .orElseThrow(() -> new KafkaOffloadException(Kind.INVALID, "the store holds no backup of topic "
+              + settings.topic() + " with topic id " + settings.topicId().get() + "; it holds topic ids " + ids));
+    } else if (all.size() == 1) {
+      chosen = all.get(0);
+    } else {
+      throw new KafkaOffloadException(Kind.INVALID, "the store holds backups of " + all.size() + " topics named "
+          + settings.topic() + " (deleted and created again), topic ids " + ids + ": choose one with --topic-id"
+          + " (`offload kafka list` shows when each was backed up)");
+    }
+    ManifestKey key = chosen.newestManifest().orElseThrow(() -> new IntegrityException(chosen.describe()
+        + " has segments but no topic manifest (a backup writes it first: it was deleted); run `offload kafka verify`"));
+    TopicManifest manifest = source.readManifest(key);
+    List<Integer> partitions = settings.partitions().isEmpty()
+        ? IntStream.range(0, manifest.partitions()).boxed().toList() : settings.partitions();
+    for (int p : partitions) {
+      if (p >= manifest.partitions()) {
+        throw new KafkaOffloadException(Kind.INVALID, "partition " + p + " is not in the backup of "
+            + chosen.describe() + ", which has " + manifest.partitions() + " partitions");
+      }
+    }
+    return new Backup(chosen, manifest, partitions);
+  }
+
+  // ---- one-shot ----------------------------------------------------------------------------------
+
+  private RestoreSummary oneShot(long start) {
+    Backup backup = resolve();
+    Map<Integer, PartitionPlan> plans = scan(backup);
+    if (settings.offsetMode() == OffsetMode.PRESERVE) {
+      refuseHoles(backup, plans);
+    }
+    long total = plans.values().stream().mapToLong(PartitionPlan::records).sum();
+    int maxRecordBytes = plans.values().stream().mapToInt(PartitionPlan::maxRecordBytes).max().orElse(0);
+    try (TargetTopic target = new TargetTopic(settings)) {
+      prepareTarget(target, backup, true, plans.values());
+      listener.sending(total);
+      RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(),
+          settings.bootstrapServers());
+      sendAll(plans, sender);
+      Map<Integer, Long> highWatermarks = target.endOffsets(backup.partitions());
+      List<RestoreSummary.PartitionSummary> partitions = new ArrayList<>();
+      for (PartitionPlan plan : plans.values()) {
+        long expected = plan.records() == 0 ? 0
+            : settings.offsetMode() == OffsetMode.PRESERVE ? plan.endOffset() : plan.records();
+        long hw = highWatermarks.get(plan.partition());
+        if (hw != expected) {
+          throw new KafkaOffloadException(Kind.REFUSED, "after sending " + sender.sent() + " records: target "
+              + target.name() + "/" + plan.partition() + " has high watermark " + hw + ", the restore stored "
+              + expected + ": another writer on the partition, or a record lost or written twice. "
+              + KEPT_AFTER_SENDING);
+        }
+        partitions.add(new RestoreSummary.PartitionSummary(plan.partition(), plan.records(),
+            settings.offsetMode() == OffsetMode.RENUMBER ? plan.holeOffsets() : 0, hw));
+      }
+      return summary(backup, RestoreSummary.Ending.COMPLETE, partitions, start);
+    }
+  }
+
+  private static final String KEPT_AFTER_SENDING = "Records sent before this may still be stored: delete the topic"
+      + " and create it again before restoring again";
+
+  /** The verify pass: every partition's chain read in full, in parallel. */
+  private Map<Integer, PartitionPlan> scan(Backup backup) {
+    Map<Integer, PartitionPlan> plans = new TreeMap<>();
+    runAll(backup.partitions(), p -> plans.put(p, PartitionPlan.scan(source, backup.incarnation().partition(p),
+        settings.until())), new AtomicBoolean());
+    return plans;
+  }
+
+  private void refuseHoles(Backup backup, Map<Integer, PartitionPlan> plans) {
+    List<String> missing = new ArrayList<>();
+    for (PartitionPlan plan : plans.values()) {
+      List<OffsetRange> ranges = plan.missingForPreserve();
+      if (!ranges.isEmpty()) {
+        missing.add("partition " + plan.partition() + " offsets " + ranges.stream().limit(5).map(OffsetRange::toString)
+            .reduce((a, b) -> a + ", " + b).orElseThrow() + (ranges.size() > 5 ? " and more" : ""));
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new KafkaOffloadException(Kind.INCONSISTENT, "the backup of " + backup.incarnation().describe()
+          + " has no record at " + String.join("; ", missing) + " (holes: compaction, transaction markers,"
+          + " aborted transactions, or records removed before the backup began), so --offsets preserve cannot"
+          + " reproduce it; restore with --offsets renumber. Nothing was written");
+    }
+  }
+
+  /** Sends every plan, one thread per partition; any failure stops the others and waits for what is in flight. */
+  private void sendAll(Map<Integer, PartitionPlan> plans, RecordSender sender) {
+    AtomicBoolean abort = new AtomicBoolean();
+    RuntimeException failure = null;
+    try {
+      runAll(List.copyOf(plans.keySet()), p -> sendPlan(plans.get(p), sender, abort), abort);
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    try {
+      sender.flush();
+    } catch (RuntimeException e) {
+      failure = failure != null ? failure : e;
+    } finally {
+      sender.close();
+    }
+    if (failure != null) {
+      throw afterSending(sender.sent(), failure);
+    }
+  }
+
+  private void sendPlan(PartitionPlan plan, RecordSender sender, AtomicBoolean abort) {
+    long next = 0;
+    for (PartitionPlan.VerifiedSegment verified : plan.segments()) {
+      try (var reader = source.open(verified.segment())) {
+        if (!reader.header().sha256().equals(verified.sha256())) {
+          throw new IntegrityException("segment " + verified.segment().key() + " changed after the verify pass read"
+              + " it (SHA-256 " + verified.sha256() + ", now " + reader.header().sha256() + "): something rewrote"
+              + " the backup");
+        }
+        for (var entry = reader.next(); entry != null; entry = reader.next()) {
+          if (abort.get()) {
+            return;
+          }
+          if (entry instanceof dev.ratisoffload.kafka.format.BackupRecord r && r.offset() < plan.endOffset()) {
+            sender.send(plan.partition(), r, settings.offsetMode() == OffsetMode.PRESERVE ? r.offset() : next);
+            next++;
+          }
+        }
+      }
+      listener.segmentSent(plan.partition(), sender.sent());
+    }
+  }
+
+  /** The failure as the operator must read it: whether the target may hold part of the restore. */
+  private static RuntimeException afterSending(long sent, RuntimeException cause) {
+    Kind kind;
+    if (cause instanceof KafkaOffloadException k) {
+      kind = k.kind();
+    } else if (cause instanceof IntegrityException) {
+      kind = Kind.INCONSISTENT;
+    } else if (cause instanceof StoreException || cause instanceof UncheckedIOException) {
+      kind = Kind.UNAVAILABLE;
+    } else {
+      return cause; // a bug: reported as one
+    }
+    String message = cause.getMessage();
+    if (sent == 0) {
+      return new KafkaOffloadException(kind, message + ". Nothing was sent: the target was left as it was", cause);
+    }
+    return new KafkaOffloadException(kind, "after sending " + sent + " records: " + message + ". "
+        + KEPT_AFTER_SENDING, cause);
+  }
+
+  // ---- the target --------------------------------------------------------------------------------
+
+  /** Creates the target if asked to and it is missing; refuses one that cannot take the restore. */
+  private void prepareTarget(TargetTopic target, Backup backup, boolean mustBeEmpty,
+      java.util.Collection<PartitionPlan> plans) {
+    TopicManifest manifest = backup.manifest();
+    boolean created = false;
+    var partitions = target.partitions();
+    if (partitions.isEmpty()) {
+      if (!settings.createTopic()) {
+        throw new KafkaOffloadException(Kind.INVALID, "target topic " + target.name() + " does not exist on "
+            + settings.bootstrapServers() + ": create it with " + manifest.partitions() + " partitions, or pass"
+            + " --create-topic to create it with the backed-up partition count and configs; nothing was written");
+      }
+      short replication = settings.replicationFactor().orElse((short) manifest.replicationFactor());
+      try {
+        target.create(manifest.partitions(), replication, createConfigs(manifest));
+      } catch (KafkaOffloadException e) {
+        if (e.getCause() instanceof InvalidReplicationFactorException) {
+          throw TargetTopic.refused("cannot create topic " + target.name() + " with replication factor "
+              + replication + " (the backed-up topic's) on " + settings.bootstrapServers() + ": " + e.getCause()
+              .getMessage() + "; pass --replication-factor. Nothing was written");
+        }
+        throw e;
+      }
+      created = true;
+      LOG.info("created topic {} with {} partitions", target.name(), manifest.partitions());
+      partitions = java.util.Optional.of(manifest.partitions());
+    }
+    Map<String, String> configs = target.configs();
+    List<String> refusals = new ArrayList<>(TargetChecks.partitionCount(target.name(), partitions.get(),
+        backup.incarnation().describe(), manifest.partitions()));
+    refusals.addAll(TargetChecks.timestampType(target.name(), configs, settings.offsetMode()));
+    if (refusals.isEmpty() && mustBeEmpty) {
+      refusals.addAll(TargetChecks.empty(target.name(), target.endOffsets(backup.partitions())));
+    }
+    refusals.addAll(TargetChecks.capacity(target.name(), configs, plans, clock.instant()));
+    if (!refusals.isEmpty()) {
+      throw TargetTopic.refused(String.join("; ", refusals) + (created
+          ? ". The topic was created; nothing was written into it" : ". Nothing was written"));
+    }
+  }
+
+  /** The configs set on the backed-up topic; preserve mode keeps CreateTime whatever the backup had. */
+  private Map<String, String> createConfigs(TopicManifest manifest) {
+    Map<String, String> configs = new TreeMap<>();
+    for (String name : manifest.topicConfigs()) {
+      String value = manifest.config(name);
+      if (value != null) {
+        configs.put(name, value);
+      }
+    }
+    if (settings.offsetMode() == OffsetMode.PRESERVE) {
+      configs.put(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+    }
+    return configs;
+  }
+
+  private ProducerSettings producerSettings(int maxRecordBytes) {
+    return new ProducerSettings(settings.bootstrapServers(), "offload-kafka-restore-" + settings.targetTopic(),
+        settings.brokerTimeout(), maxRecordBytes, settings.clientProperties());
+  }
+
+  // ---- follow ------------------------------------------------------------------------------------
+
+  private RestoreSummary follow(long start) {
+    Map<Integer, StandbyPartition.Counts> counts = new TreeMap<>();
+    Backup backup = null;
+    try (TargetTopic target = new TargetTopic(settings)) {
+      while (!stopRequested) {
+        try {
+          backup = resolve();
+          prepareTarget(target, backup, false, List.of());
+          followSession(backup, target, counts);
+        } catch (RuntimeException e) {
+          if (!retriable(e)) {
+            throw e;
+          }
+          if (stopRequested) {
+            break;
+          }
+          listener.retrying(e.getMessage(), backoff);
+          LOG.warn("{}; trying again in {} s", e.getMessage(), backoff.toSeconds());
+          pause(backoff);
+          backoff = backoff.multipliedBy(2).compareTo(RestoreSettings.MAX_RETRY) > 0 ? RestoreSettings.MAX_RETRY
+              : backoff.multipliedBy(2);
+        }
+      }
+    }
+    List<RestoreSummary.PartitionSummary> partitions = counts.values().stream()
+        .map(c -> new RestoreSummary.PartitionSummary(c.partition, c.restored, c.holesSkipped, c.nextTarget))
+        .toList();
+    return backup == null
+        ? new RestoreSummary(settings.topic(), null, settings.targetTopic(), settings.offsetMode().word(),
+            RestoreSummary.Ending.STOPPED, partitions, seconds(start))
+        : summary(backup, RestoreSummary.Ending.STOPPED, partitions, start);
+  }
+
+  /** Follows until stopped; throws when something fails (the caller decides whether to try again). */
+  private void followSession(Backup backup, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts) {
+    String maxBytes = backup.manifest().config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+    int maxRecordBytes = maxBytes == null ? DEFAULT_MAX_RECORD_BYTES : (int) Math.min(Integer.MAX_VALUE,
+        Long.parseLong(maxBytes));
+    RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(), settings.bootstrapServers());
+    try {
+      List<StandbyPartition> standbys = new ArrayList<>();
+      for (int p : backup.partitions()) {
+        if (stopRequested) {
+          return;
+        }
+        StandbyPartition.Counts c = counts.computeIfAbsent(p, StandbyPartition.Counts::new);
+        standbys.add(StandbyPartition.resume(settings, source, backup.incarnation(), target, c, listener));
+      }
+      while (!stopRequested) {
+        for (StandbyPartition standby : standbys) {
+          standby.step(sender, () -> stopRequested);
+        }
+        sender.throwIfFailed();
+        backoff = RestoreSettings.FIRST_RETRY; // a round went through: the next outage starts the backoff anew
+        pause(settings.pollInterval());
+      }
+    } finally {
+      // On a stop or a failure alike, the records in flight get a moment to be stored, not more.
+      sender.close(Duration.ofSeconds(2));
+    }
+  }
+
+  /** A store or broker that could not be reached: worth another try. */
+  static boolean retriable(RuntimeException e) {
+    if (e instanceof KafkaOffloadException k) {
+      return k.kind() == Kind.UNAVAILABLE;
+    }
+    return e instanceof StoreUnavailableException || e instanceof UncheckedIOException
+        || e instanceof org.apache.kafka.common.errors.TimeoutException;
+  }
+
+  private void pause(Duration duration) {
+    long deadline = System.nanoTime() + duration.toNanos();
+    synchronized (wake) {
+      while (!stopRequested) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        try {
+          wake.wait(Math.max(1, left / 1_000_000));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          stopRequested = true;
+        }
+      }
+    }
+  }
+
+  // ---- shared ------------------------------------------------------------------------------------
+
+  private RestoreSummary summary(Backup backup, RestoreSummary.Ending ending,
+      List<RestoreSummary.PartitionSummary> partitions, long start) {
+    return new RestoreSummary(settings.topic(), backup.incarnation().topicId().toString(), settings.targetTopic(),
+        settings.offsetMode().word(), ending, partitions, seconds(start));
+  }
+
+  private static double seconds(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1e9;
+  }
+
+  /** A task per partition on a small pool; the first failure sets {@code abort} and is thrown. */
+  private static void runAll(List<Integer> partitions, java.util.function.IntConsumer task, AtomicBoolean abort) {
+    if (partitions.isEmpty()) {
+      return;
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(partitions.size(), 8), r -> {
+      Thread t = new Thread(r, "kafka-restore");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      CompletionService<Void> done = new ExecutorCompletionService<>(pool);
+      for (int p : partitions) {
+        done.submit(() -> {
+          task.accept(p);
+          return null;
+        });
+      }
+      RuntimeException first = null;
+      for (int i = 0; i < partitions.size(); i++) {
+        try {
+          done.take().get();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          abort.set(true);
+          throw new KafkaOffloadException(Kind.UNAVAILABLE, "interrupted", e);
+        } catch (ExecutionException e) {
+          abort.set(true);
+          if (first == null) {
+            first = e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+          }
+        }
+      }
+      if (first != null) {
+        throw first;
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}

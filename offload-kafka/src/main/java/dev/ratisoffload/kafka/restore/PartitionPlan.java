@@ -1,0 +1,108 @@
+package dev.ratisoffload.kafka.restore;
+
+import dev.ratisoffload.kafka.format.BackupRecord;
+import dev.ratisoffload.kafka.format.Hole;
+import dev.ratisoffload.kafka.format.SegmentEntry;
+import dev.ratisoffload.kafka.format.SegmentReader;
+import dev.ratisoffload.kafka.read.ChainVerifier;
+import dev.ratisoffload.kafka.read.OffsetRange;
+import dev.ratisoffload.kafka.read.PartitionChain;
+import dev.ratisoffload.kafka.read.SegmentSource;
+import dev.ratisoffload.kafka.read.StoredSegment;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a one-shot restore will send of one partition, found by the verify pass: every segment read to
+ * its end and its SHA-256 checked, the chain's joins and links checked, and the figures the target
+ * must be able to take.
+ *
+ * @param segments the verified segments holding the records to send, in order, with their SHA-256
+ * @param chainStart the chain's first offset (0 unless retention removed records before the backup began)
+ * @param endOffset one past the last record to send (the chain's end, or where {@code until} cut it)
+ * @param records how many records will be sent
+ * @param holes the offsets below {@code endOffset} without a record, merged into ranges (the first
+ *     {@value ChainVerifier#MAX_LISTED_HOLES})
+ * @param holeOffsets how many offsets below {@code endOffset} have no record
+ * @param minTimestamp the oldest timestamp among the records (Long.MAX_VALUE when there are none)
+ * @param maxRecordBytes the largest record, as a batch of its own
+ */
+record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainStart, long endOffset, long records,
+    List<OffsetRange> holes, long holeOffsets, long minTimestamp, int maxRecordBytes) {
+
+  /** A segment the verify pass read, and the SHA-256 it had then. */
+  record VerifiedSegment(StoredSegment segment, String sha256) {}
+
+  /** Reads and verifies the chain, up to the first record later than {@code until} when present. */
+  static PartitionPlan scan(SegmentSource source, PartitionChain chain, Optional<Instant> until) {
+    ChainLinks links = new ChainLinks();
+    List<VerifiedSegment> segments = new ArrayList<>();
+    List<OffsetRange> holes = new ArrayList<>();
+    long chainStart = chain.first().map(StoredSegment::firstOffset).orElse(0L);
+    long end = chainStart;
+    long records = 0;
+    long holeOffsets = 0;
+    long pendingHoleOffsets = 0; // holes after the last record so far: restored only if a record follows
+    long minTimestamp = Long.MAX_VALUE;
+    int maxBytes = 0;
+    boolean cut = false;
+    for (StoredSegment segment : chain.segments()) {
+      if (cut) {
+        break;
+      }
+      try (SegmentReader reader = source.open(segment)) {
+        links.accept(segment, reader.header());
+        // Read to the end even past the cut: the segment's hash covers all of it.
+        for (SegmentEntry entry = reader.next(); entry != null; entry = reader.next()) {
+          if (cut) {
+            continue;
+          }
+          if (entry instanceof Hole hole) {
+            pendingHoleOffsets += hole.count();
+            addHole(holes, hole);
+          } else if (entry instanceof BackupRecord record) {
+            if (until.isPresent() && record.timestamp() > until.get().toEpochMilli()) {
+              cut = true;
+              continue;
+            }
+            records++;
+            holeOffsets += pendingHoleOffsets;
+            pendingHoleOffsets = 0;
+            end = record.offset() + 1;
+            minTimestamp = Math.min(minTimestamp, record.timestamp());
+            maxBytes = Math.max(maxBytes, RecordSizes.upperBound(record));
+          }
+        }
+        segments.add(new VerifiedSegment(segment, reader.header().sha256()));
+      }
+    }
+    long restoredEnd = end;
+    List<OffsetRange> inside = holes.stream().filter(h -> h.first() < restoredEnd)
+        .map(h -> new OffsetRange(h.first(), Math.min(h.last(), restoredEnd - 1))).toList();
+    List<VerifiedSegment> needed = segments.stream().filter(v -> v.segment().firstOffset() < restoredEnd).toList();
+    return new PartitionPlan(chain.partition(), needed, chainStart, restoredEnd, records, inside, holeOffsets,
+        minTimestamp,
+        maxBytes);
+  }
+
+  /** The offsets preserve mode cannot reproduce: before the chain's start, and every hole. */
+  List<OffsetRange> missingForPreserve() {
+    List<OffsetRange> missing = new ArrayList<>();
+    if (records > 0 && chainStart > 0) {
+      missing.add(new OffsetRange(0, chainStart - 1));
+    }
+    missing.addAll(holes);
+    return missing;
+  }
+
+  private static void addHole(List<OffsetRange> holes, Hole hole) {
+    if (!holes.isEmpty() && holes.get(holes.size() - 1).last() + 1 == hole.offset()) {
+      OffsetRange open = holes.remove(holes.size() - 1);
+      holes.add(new OffsetRange(open.first(), hole.lastOffset()));
+    } else if (holes.size() < ChainVerifier.MAX_LISTED_HOLES) {
+      holes.add(new OffsetRange(hole.offset(), hole.lastOffset()));
+    }
+  }
+}

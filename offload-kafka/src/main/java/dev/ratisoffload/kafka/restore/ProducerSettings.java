@@ -1,0 +1,39 @@
+package dev.ratisoffload.kafka.restore;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+/**
+ * The producer a restore writes with: idempotent (a retried batch is neither duplicated nor reordered),
+ * acks=all, a short linger and large batches, many records in flight, and requests large enough for the
+ * largest record restored. The user's client properties (security) are applied first; the settings that
+ * keep offsets exact are not theirs to change.
+ */
+record ProducerSettings(String bootstrap, String clientId, Duration brokerTimeout, int maxRecordBytes,
+    Map<String, String> clientProperties) {
+
+  static final int BATCH_BYTES = 256 * 1024;
+  static final int LINGER_MS = 5;
+
+  Map<String, Object> properties() {
+    Map<String, Object> p = new HashMap<>(clientProperties);
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, BATCH_BYTES);
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Math.max(1024 * 1024, maxRecordBytes + 1024));
+    p.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+    int requestMs = (int) Math.min(brokerTimeout.toMillis(), 30_000);
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, requestMs);
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(brokerTimeout.toMillis(), requestMs + LINGER_MS));
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, brokerTimeout.toMillis());
+    return p;
+  }
+}

@@ -1,0 +1,21 @@
+package dev.ratisoffload.kafka.restore;
+
+import java.time.Duration;
+
+/** What a restore tells while it runs; called from the restore's threads. */
+public interface RestoreListener {
+
+  RestoreListener NONE = new RestoreListener() {};
+
+  /** The backup is verified and the target accepted: {@code records} records will be sent (one-shot). */
+  default void sending(long records) {}
+
+  /** Another segment was handed to the producer; {@code sent} records so far, all partitions. */
+  default void segmentSent(int partition, long sent) {}
+
+  /** Follow mode: the partition continues at this target offset, after its last record was checked. */
+  default void resumed(int partition, long targetOffset, long sourceOffset) {}
+
+  /** Follow mode: the store or the broker failed; the follower tries again after {@code wait}. */
+  default void retrying(String problem, Duration wait) {}
+}

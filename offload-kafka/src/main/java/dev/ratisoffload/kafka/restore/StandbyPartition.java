@@ -1,0 +1,192 @@
+package dev.ratisoffload.kafka.restore;
+
+import dev.ratisoffload.kafka.KafkaOffloadException;
+import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
+import dev.ratisoffload.kafka.format.BackupRecord;
+import dev.ratisoffload.kafka.format.Hole;
+import dev.ratisoffload.kafka.format.SegmentEntry;
+import dev.ratisoffload.kafka.format.SegmentHeader;
+import dev.ratisoffload.kafka.format.SegmentReader;
+import dev.ratisoffload.kafka.read.ChainFollower;
+import dev.ratisoffload.kafka.read.PartitionChain;
+import dev.ratisoffload.kafka.read.SegmentSource;
+import dev.ratisoffload.kafka.read.StoredSegment;
+import dev.ratisoffload.kafka.read.TopicIncarnation;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One partition of a following restore: where it continues, proven from the target alone, and each
+ * step's new segments sent in order.
+ */
+final class StandbyPartition {
+
+  /** What a partition's follower did, kept across retries for the summary. */
+  static final class Counts {
+    final int partition;
+    long restored;
+    long holesSkipped;
+    long nextTarget;
+
+    Counts(int partition) {
+      this.partition = partition;
+    }
+  }
+
+  private final RestoreSettings settings;
+  private final SegmentSource source;
+  private final ChainFollower follower;
+  private final Counts counts;
+  private final RestoreListener listener;
+  private final ChainLinks links = new ChainLinks();
+  /** The next source offset to send; records below it are already in the target. */
+  private long nextSource;
+
+  private StandbyPartition(RestoreSettings settings, SegmentSource source, ChainFollower follower, Counts counts,
+      RestoreListener listener, long nextSource) {
+    this.settings = settings;
+    this.source = source;
+    this.follower = follower;
+    this.counts = counts;
+    this.listener = listener;
+    this.nextSource = nextSource;
+  }
+
+  /**
+   * Finds where the partition continues: at the target's high watermark, once the target's last record
+   * equals the backup's record at that position (key, value, headers, and the timestamp when the target
+   * keeps CreateTime). An empty target starts at the chain's beginning.
+   */
+  static StandbyPartition resume(RestoreSettings settings, SegmentSource source, TopicIncarnation incarnation,
+      TargetTopic target, Counts counts, RestoreListener listener) {
+    int p = counts.partition;
+    boolean preserve = settings.offsetMode() == OffsetMode.PRESERVE;
+    long hw = target.endOffsets(List.of(p)).get(p);
+    String where = "target " + target.name() + "/" + p;
+    long nextSource;
+    if (hw == 0) {
+      nextSource = 0;
+    } else {
+      long start = target.startOffsets(List.of(p)).get(p);
+      Optional<BackupRecord> last = start > hw - 1 ? Optional.empty() : target.recordAt(p, hw - 1);
+      if (last.isEmpty()) {
+        throw new KafkaOffloadException(Kind.REFUSED, where + ": its last record (offset " + (hw - 1) + ") is gone,"
+            + " removed by the topic's retention (log start offset " + start + "), so nothing proves the target"
+            + " holds this backup's records; restore into a new topic (and give it a longer retention.ms)");
+      }
+      PartitionChain chain = incarnation.partition(p);
+      BackupRecord expected = preserve ? recordAtOffset(source, chain, hw - 1) : recordAtIndex(source, chain, hw - 1);
+      if (expected == null) {
+        throw new KafkaOffloadException(Kind.REFUSED, where + " holds " + hw + " offsets, but the backup of "
+            + chain.describe() + " has no record at " + (preserve ? "offset " : "position ") + (hw - 1)
+            + ": the target holds something else; follow into an empty topic or the one this backup restored into");
+      }
+      String difference = difference(last.get(), expected, TargetTopic.keepsCreateTime(target.configs()));
+      if (difference != null) {
+        throw new KafkaOffloadException(Kind.REFUSED, where + ": its last record (offset " + (hw - 1) + ") differs"
+            + " from the backup's record at offset " + expected.offset() + " (" + difference + "): the target holds"
+            + " something else; follow into an empty topic or the one this backup restored into");
+      }
+      nextSource = expected.offset() + 1;
+    }
+    counts.nextTarget = hw;
+    listener.resumed(p, hw, nextSource);
+    // Preserve mode starts an empty target at offset 0 exactly: a chain that starts later is a gap.
+    Optional<Long> from = hw == 0 && !preserve ? Optional.empty() : Optional.of(nextSource);
+    ChainFollower follower = new ChainFollower(source.store(), settings.cluster(), settings.topic(),
+        incarnation.topicId(), p, from);
+    return new StandbyPartition(settings, source, follower, counts, listener, nextSource);
+  }
+
+  /** Sends what the backup stored since the last step; stops between segments when asked to. */
+  void step(RecordSender sender, BooleanSupplier stop) {
+    for (StoredSegment segment : follower.poll()) {
+      if (stop.getAsBoolean()) {
+        return;
+      }
+      List<SegmentEntry> entries;
+      SegmentHeader header;
+      // Read whole (segments are bounded): nothing of a corrupt segment is sent.
+      try (SegmentReader reader = source.open(segment)) {
+        entries = reader.readAll();
+        header = reader.header();
+      }
+      links.accept(segment, header);
+      for (SegmentEntry entry : entries) {
+        if (entry instanceof BackupRecord r) {
+          if (r.offset() < nextSource) {
+            continue;
+          }
+          sender.send(counts.partition, r, settings.offsetMode() == OffsetMode.PRESERVE ? r.offset() : counts.nextTarget);
+          counts.nextTarget++;
+          counts.restored++;
+          nextSource = r.offset() + 1;
+        } else if (entry instanceof Hole hole && hole.lastOffset() >= nextSource) {
+          if (settings.offsetMode() == OffsetMode.PRESERVE) {
+            throw new KafkaOffloadException(Kind.INCONSISTENT, "the backup of " + settings.topic() + "/"
+                + counts.partition + " has no record at offsets " + Math.max(hole.offset(), nextSource) + "-"
+                + hole.lastOffset() + " (a hole: compaction, a transaction marker or an aborted transaction), which"
+                + " --offsets preserve cannot reproduce; the standby holds every record before offset "
+                + nextSource + ". Restore into a new topic with --offsets renumber to go on");
+          }
+          counts.holesSkipped += hole.lastOffset() - Math.max(hole.offset(), nextSource) + 1;
+          nextSource = hole.lastOffset() + 1;
+        }
+      }
+      listener.segmentSent(counts.partition, sender.sent());
+    }
+  }
+
+  /** The record at a source offset, or null when the chain has none there. */
+  private static BackupRecord recordAtOffset(SegmentSource source, PartitionChain chain, long offset) {
+    for (StoredSegment segment : chain.segments()) {
+      if (segment.firstOffset() <= offset && offset <= segment.lastOffset()) {
+        for (SegmentEntry entry : source.readAll(segment)) {
+          if (entry instanceof BackupRecord r && r.offset() == offset) {
+            return r;
+          }
+        }
+        return null;
+      }
+    }
+    return null;
+  }
+
+  /** The record at a position (0 for the first record of the chain), or null when the chain is shorter. */
+  private static BackupRecord recordAtIndex(SegmentSource source, PartitionChain chain, long index) {
+    long before = 0;
+    for (StoredSegment segment : chain.segments()) {
+      long count = source.readHeader(segment).recordCount();
+      if (index < before + count) {
+        long position = before;
+        for (SegmentEntry entry : source.readAll(segment)) {
+          if (entry instanceof BackupRecord r && position++ == index) {
+            return r;
+          }
+        }
+        return null;
+      }
+      before += count;
+    }
+    return null;
+  }
+
+  /** What differs between the target's record and the backup's, or null when nothing that must match does. */
+  private static String difference(BackupRecord stored, BackupRecord backedUp, boolean compareTimestamps) {
+    if (!java.util.Arrays.equals(stored.key(), backedUp.key())) {
+      return "the keys differ";
+    }
+    if (!java.util.Arrays.equals(stored.value(), backedUp.value())) {
+      return "the values differ";
+    }
+    if (!stored.headers().equals(backedUp.headers())) {
+      return "the headers differ";
+    }
+    if (compareTimestamps && backedUp.timestampKind() != dev.ratisoffload.kafka.format.TimestampKind.NONE
+        && stored.timestamp() != backedUp.timestamp()) {
+      return "the timestamps differ: " + stored.timestamp() + " in the target, " + backedUp.timestamp() + " backed up";
+    }
+    return null;
+  }
+}

@@ -1,0 +1,123 @@
+package dev.ratisoffload.kafka.restore;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
+
+/**
+ * Whether a target topic can keep what a restore would write, decided before anything is sent. Each
+ * refusal names the setting and what would make it fit.
+ */
+final class TargetChecks {
+
+  private TargetChecks() {}
+
+  /** The partition counts must match: a record's partition is part of what is restored. */
+  static List<String> partitionCount(String target, int targetPartitions, String source, int backedUp) {
+    if (targetPartitions == backedUp) {
+      return List.of();
+    }
+    return List.of("target topic " + target + " has " + targetPartitions + " partitions, the backup of " + source
+        + " has " + backedUp + ": create the topic with " + backedUp + " partitions (or let --create-topic create it)");
+  }
+
+  /** Preserve mode keeps the backed-up timestamps, which a LogAppendTime topic would replace. */
+  static List<String> timestampType(String target, Map<String, String> configs, OffsetMode mode) {
+    if (mode == OffsetMode.PRESERVE && !TargetTopic.keepsCreateTime(configs)) {
+      return List.of("target topic " + target + " has " + TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG
+          + "=LogAppendTime: the broker would replace every restored timestamp; set it to CreateTime to restore"
+          + " with --offsets preserve, or restore with --offsets renumber, which accepts new timestamps");
+    }
+    return List.of();
+  }
+
+  /** One-shot: every restored partition must be empty. */
+  static List<String> empty(String target, Map<Integer, Long> highWatermarks) {
+    List<String> refusals = new ArrayList<>();
+    highWatermarks.forEach((partition, hw) -> {
+      if (hw > 0) {
+        refusals.add("target topic " + target + " is not empty: partition " + partition + " has high watermark " + hw
+            + "; a restore writes only into empty partitions: delete the topic and create it again, or choose"
+            + " another --target-topic");
+      }
+    });
+    return refusals;
+  }
+
+  /** What the records to restore need of the target's retention and size limits. */
+  static List<String> capacity(String target, Map<String, String> configs, Collection<PartitionPlan> plans,
+      Instant now) {
+    List<String> refusals = new ArrayList<>();
+    PartitionPlan oldest = null;
+    PartitionPlan largest = null;
+    for (PartitionPlan plan : plans) {
+      if (plan.records() == 0) {
+        continue;
+      }
+      if (oldest == null || plan.minTimestamp() < oldest.minTimestamp()) {
+        oldest = plan;
+      }
+      if (largest == null || plan.maxRecordBytes() > largest.maxRecordBytes()) {
+        largest = plan;
+      }
+    }
+    if (oldest != null && TargetTopic.keepsCreateTime(configs) && oldest.minTimestamp() >= 0) {
+      long age = now.toEpochMilli() - oldest.minTimestamp();
+      String policy = configs.getOrDefault(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+      long retention = number(configs, TopicConfig.RETENTION_MS_CONFIG);
+      if (policy.contains(TopicConfig.CLEANUP_POLICY_DELETE) && retention >= 0 && retention < age) {
+        refusals.add("target topic " + target + " has " + TopicConfig.RETENTION_MS_CONFIG + "=" + retention + " ("
+            + human(retention) + "), shorter than the age of the oldest record to restore (" + human(age)
+            + ", partition " + oldest.partition() + "): the broker would delete restored records at once; raise "
+            + TopicConfig.RETENTION_MS_CONFIG + " (-1 keeps records forever)");
+      }
+      long before = number(configs, TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG);
+      if (before >= 0 && before < age) {
+        refusals.add("target topic " + target + " has " + TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG + "="
+            + before + " (" + human(before) + "): the broker refuses records older than that, and the oldest to"
+            + " restore is " + human(age) + " old (partition " + oldest.partition() + "); raise it");
+      }
+    }
+    if (largest != null) {
+      long max = number(configs, TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+      if (max >= 0 && max < largest.maxRecordBytes()) {
+        refusals.add("target topic " + target + " has " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + "=" + max
+            + ", the largest record to restore needs " + largest.maxRecordBytes() + " bytes (partition "
+            + largest.partition() + "): raise " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+      }
+    }
+    return refusals;
+  }
+
+  /** A numeric config, or -1 when absent or unlimited. */
+  private static long number(Map<String, String> configs, String name) {
+    String value = configs.get(name);
+    if (value == null) {
+      return -1;
+    }
+    try {
+      long n = Long.parseLong(value.trim());
+      return n == Long.MAX_VALUE ? -1 : n;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static String human(long millis) {
+    Duration d = Duration.ofMillis(millis);
+    if (d.toDays() >= 2) {
+      return d.toDays() + " days";
+    }
+    if (d.toHours() >= 2) {
+      return d.toHours() + " h";
+    }
+    if (d.toMinutes() >= 2) {
+      return d.toMinutes() + " min";
+    }
+    return millis + " ms";
+  }
+}

@@ -1,0 +1,149 @@
+package dev.ratisoffload.kafka.restore;
+
+import dev.ratisoffload.kafka.KafkaClients;
+import dev.ratisoffload.kafka.KafkaOffloadException;
+import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
+import dev.ratisoffload.kafka.format.BackupRecord;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** The topic a restore writes into, as its cluster describes it: partitions, configs, offsets, records. */
+final class TargetTopic implements AutoCloseable {
+
+  private final RestoreSettings settings;
+  private final String topic;
+  private final Admin admin;
+
+  TargetTopic(RestoreSettings settings) {
+    this.settings = settings;
+    this.topic = settings.targetTopic();
+    this.admin = Admin.create(KafkaClients.adminProperties(settings.bootstrapServers(),
+        "offload-kafka-restore-admin-" + topic, settings.brokerTimeout(), settings.clientProperties()));
+  }
+
+  String name() {
+    return topic;
+  }
+
+  /** The partition count, or empty when the topic does not exist. */
+  Optional<Integer> partitions() {
+    try {
+      TopicDescription d = await(admin.describeTopics(List.of(topic)).topicNameValues().get(topic), "describe topic");
+      return Optional.of(d.partitions().size());
+    } catch (KafkaOffloadException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /** The effective value of every config the broker discloses. */
+  Map<String, String> configs() {
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+    Config config = await(admin.describeConfigs(List.of(resource)).values().get(resource), "describe the configs of");
+    Map<String, String> values = new TreeMap<>();
+    for (ConfigEntry entry : config.entries()) {
+      if (entry.value() != null) {
+        values.put(entry.name(), entry.value());
+      }
+    }
+    return values;
+  }
+
+  /** Whether the broker keeps the producer's timestamps (CreateTime) rather than stamping its own. */
+  static boolean keepsCreateTime(Map<String, String> configs) {
+    return !"LogAppendTime".equals(configs.get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG));
+  }
+
+  void create(int partitions, short replicationFactor, Map<String, String> configs) {
+    NewTopic newTopic = new NewTopic(topic, partitions, replicationFactor).configs(configs);
+    await(admin.createTopics(List.of(newTopic)).all(), "create topic");
+  }
+
+  /** Each partition's high watermark: where the next record goes. */
+  Map<Integer, Long> endOffsets(Collection<Integer> partitions) {
+    return offsets(partitions, OffsetSpec.latest(), "read the high watermarks of");
+  }
+
+  /** Each partition's log start offset: the oldest record retention kept. */
+  Map<Integer, Long> startOffsets(Collection<Integer> partitions) {
+    return offsets(partitions, OffsetSpec.earliest(), "read the log start offsets of");
+  }
+
+  private Map<Integer, Long> offsets(Collection<Integer> partitions, OffsetSpec spec, String what) {
+    Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+    partitions.forEach(p -> request.put(new TopicPartition(topic, p), spec));
+    Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> result =
+        await(admin.listOffsets(request).all(), what);
+    Map<Integer, Long> offsets = new TreeMap<>();
+    result.forEach((tp, info) -> offsets.put(tp.partition(), info.offset()));
+    return offsets;
+  }
+
+  /** The record stored at an offset, or empty when none is (removed, or never written). */
+  Optional<BackupRecord> recordAt(int partition, long offset) {
+    Map<String, Object> p = new HashMap<>(settings.clientProperties());
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "offload-kafka-restore-check-" + topic);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
+    p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    TopicPartition tp = new TopicPartition(topic, partition);
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      consumer.assign(List.of(tp));
+      consumer.seek(tp, offset);
+      long deadline = System.nanoTime() + settings.brokerTimeout().toNanos();
+      while (System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200)).records(tp)) {
+          return r.offset() == offset ? Optional.of(KafkaClients.toBackupRecord(r)) : Optional.empty();
+        }
+      }
+      throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(),
+          "read offset " + offset + " of " + topic + "/" + partition, null);
+    } catch (org.apache.kafka.clients.consumer.OffsetOutOfRangeException e) {
+      return Optional.empty();
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(),
+          "read offset " + offset + " of " + topic + "/" + partition, e);
+    }
+  }
+
+  private <T> T await(KafkaFuture<T> future, String what) {
+    return KafkaClients.await(future, settings.brokerTimeout(), settings.bootstrapServers(), what, topic);
+  }
+
+  @Override
+  public void close() {
+    admin.close(Duration.ofSeconds(2));
+  }
+
+  /** The exception for a target that refuses the restore; nothing was written. */
+  static KafkaOffloadException refused(String message) {
+    return new KafkaOffloadException(Kind.REFUSED, message);
+  }
+}

@@ -1,0 +1,220 @@
+package dev.ratisoffload.cli;
+
+import dev.ratisoffload.kafka.backup.StopSignals;
+import dev.ratisoffload.kafka.restore.KafkaTopicRestore;
+import dev.ratisoffload.kafka.restore.OffsetMode;
+import dev.ratisoffload.kafka.restore.RestoreListener;
+import dev.ratisoffload.kafka.restore.RestoreSettings;
+import dev.ratisoffload.kafka.restore.RestoreSummary;
+import dev.ratisoffload.store.ObjectStore;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.kafka.common.Uuid;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code offload kafka restore}: a backed-up topic into a topic of a cluster, once or following the backup. */
+@Command(name = "restore",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Restores a backed-up topic into a topic of a Kafka cluster, every record exactly as backed up: key, value,"
+            + " headers and timestamp, each partition into the same partition.",
+        "One-shot (the default): first reads and verifies every segment to restore (hashes and chain), and checks"
+            + " the target: it must exist (or --create-topic), have the backed-up partition count, be empty, and be"
+            + " able to keep the records (message.timestamp.type, retention.ms, message.timestamp.before.max.ms,"
+            + " max.message.bytes); any refusal names the setting and nothing is written. Then it sends with the"
+            + " idempotent producer (acks=all) and checks every delivery against the offset the record was sent"
+            + " for: another writer on a partition ends it with exit 5.",
+        "--offsets preserve (the default) writes every record at its original offset and refuses a backup with"
+            + " holes (compaction, transaction markers); --offsets renumber writes them consecutively from 0.",
+        "--follow keeps the target in step with a backup that is still being written (a standby) until SIGTERM or"
+            + " SIGINT (exit 0). It keeps no state: each partition continues at the target's high watermark once the"
+            + " target's last record equals the backup's at that position (else exit 5). An unreachable store or"
+            + " broker is retried with backoff (1 s doubling to 60 s)."},
+    footerHeading = "%nExamples:%n",
+    footer = {
+        "  offload kafka restore --store s3://backups/kafka --cluster orders-prod --topic orders \\",
+        "      --bootstrap-server kafka1:9092 --create-topic",
+        "  offload kafka restore --store s3://backups/kafka --cluster orders-prod --topic orders \\",
+        "      --bootstrap-server standby1:9092 --target-topic orders --follow",
+        "  offload kafka restore --store s3://backups/kafka --cluster orders-prod --topic orders \\",
+        "      --bootstrap-server kafka1:9092 --target-topic orders-before-incident \\",
+        "      --until 2026-05-01T12:00:00Z --offsets renumber --create-topic"})
+final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Advising {
+
+  @ParentCommand
+  private KafkaCommand kafka;
+
+  @Mixin
+  private ProgressOptions progress;
+
+  @Mixin
+  private KafkaClientOptions client;
+
+  @Option(names = "--cluster", required = true, paramLabel = "ID", converter = Converters.Cluster.class,
+      description = "The name the backup is stored under (the --cluster of offload kafka backup).")
+  private String cluster;
+
+  @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "The backed-up topic to restore.")
+  private String topic;
+
+  @Option(names = "--topic-id", paramLabel = "UUID",
+      description = "Which backup of the topic, when the store holds several (the topic was deleted and created"
+          + " again); offload kafka list shows the ids.")
+  private String topicId;
+
+  @Option(names = "--target-topic", paramLabel = "TOPIC", description = "The topic to write into. Default: --topic.")
+  private String targetTopic;
+
+  @Option(names = "--partitions", split = ",", paramLabel = "N[,N...]", description = "Only these partitions.")
+  private List<Integer> partitions = new ArrayList<>();
+
+  @Option(names = "--offsets", paramLabel = "preserve|renumber", defaultValue = "preserve",
+      description = "preserve: every record at its original offset (default); renumber: consecutively from 0.")
+  private String offsets;
+
+  @Option(names = "--create-topic",
+      description = "Create the target if it does not exist, with the backed-up partition count and topic configs "
+          + "(message.timestamp.type=CreateTime with --offsets preserve).")
+  private boolean createTopic;
+
+  @Option(names = "--replication-factor", paramLabel = "N",
+      description = "For --create-topic: the replication factor. Default: the backed-up topic's.")
+  private Short replicationFactor;
+
+  @Option(names = "--until", paramLabel = "TIME", converter = Converters.Time.class,
+      description = "Point in time: per partition, the records up to the first one whose timestamp is later than "
+          + "TIME (an ISO-8601 instant such as 2026-05-01T12:00:00Z, or a date).")
+  private Instant until;
+
+  @Option(names = "--follow", description = "Keep following the backup as it grows, until SIGTERM or SIGINT.")
+  private boolean follow;
+
+  @Option(names = "--poll-interval", paramLabel = "DURATION", defaultValue = "1s",
+      converter = Converters.RatisDuration.class,
+      description = "With --follow: how often to look for new segments (default ${DEFAULT-VALUE}, at least 100ms).")
+  private Duration pollInterval;
+
+  @Override
+  OffloadCommand offload() {
+    return kafka.parent;
+  }
+
+  @Override
+  public Integer call() {
+    RestoreSettings settings = settings();
+    try (ObjectStore store = openStore()) {
+      KafkaTopicRestore restore = new KafkaTopicRestore(settings, store, new Reporter(err(),
+          progress.mode.enabled()));
+      if (follow) {
+        StopSignals.onTermOrInt(restore::requestStop);
+      }
+      print(restore.run());
+      return ExitCodes.OK;
+    }
+  }
+
+  private RestoreSettings settings() {
+    OffsetMode mode = switch (offsets.toLowerCase(Locale.ROOT)) {
+      case "preserve" -> OffsetMode.PRESERVE;
+      case "renumber" -> OffsetMode.RENUMBER;
+      default -> throw new ParameterException(spec.commandLine(), "--offsets must be preserve or renumber, not '"
+          + offsets + "'");
+    };
+    try {
+      return RestoreSettings.builder(client.bootstrapServers, cluster, topic)
+          .topicId(topicId == null ? null : Uuid.fromString(topicId))
+          .targetTopic(targetTopic == null ? topic : targetTopic)
+          .partitions(partitions)
+          .offsetMode(mode)
+          .createTopic(createTopic)
+          .replicationFactor(replicationFactor)
+          .until(until)
+          .follow(follow)
+          .pollInterval(pollInterval)
+          .brokerTimeout(client.brokerTimeout)
+          .clientProperties(client.clientProperties())
+          .build();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  private void print(RestoreSummary summary) {
+    PrintWriter out = out();
+    if (output.json) {
+      Json.print(out, summary);
+      return;
+    }
+    Table table = new Table("TOPIC", "PARTITION", "RECORDS RESTORED", "HOLE OFFSETS SKIPPED", "NEXT OFFSET");
+    for (RestoreSummary.PartitionSummary p : summary.partitions()) {
+      table.row(summary.targetTopic(), p.partition(), p.recordsRestored(), p.holeOffsetsSkipped(), p.nextOffset());
+    }
+    table.print(out);
+    out.printf(Locale.ROOT, "%s %,d records of %s (topic id %s) into %s, offsets %s, in %.1f s%n",
+        summary.ending() == RestoreSummary.Ending.COMPLETE ? "restored" : "stopped after restoring",
+        summary.records(), summary.topic(), summary.topicId(), summary.targetTopic(), summary.offsets(),
+        summary.seconds());
+    out.flush();
+  }
+
+  @Override
+  public String advice(int exitCode) {
+    if (exitCode == ExitCodes.UNAVAILABLE && !follow) {
+      return "Check that the store and the cluster are reachable, then run it again";
+    }
+    return null;
+  }
+
+  /** Retries and resumptions always, on standard error; transfer progress when asked for. */
+  private static final class Reporter implements RestoreListener {
+    private final PrintWriter err;
+    private final boolean progress;
+    private long total = -1;
+    private long lastLine;
+
+    Reporter(PrintWriter err, boolean progress) {
+      this.err = err;
+      this.progress = progress;
+    }
+
+    @Override
+    public synchronized void sending(long records) {
+      total = records;
+      if (progress) {
+        err.printf(Locale.ROOT, "verified; sending %,d records%n", records);
+        err.flush();
+      }
+    }
+
+    @Override
+    public synchronized void segmentSent(int partition, long sent) {
+      long now = System.nanoTime();
+      if (progress && now - lastLine >= Duration.ofSeconds(2).toNanos()) {
+        lastLine = now;
+        err.printf(Locale.ROOT, total >= 0 ? "sent %,d of %,d records%n" : "sent %,d records%n", sent, total);
+        err.flush();
+      }
+    }
+
+    @Override
+    public synchronized void resumed(int partition, long targetOffset, long sourceOffset) {
+      err.printf(Locale.ROOT, "partition %d: continuing at target offset %,d (backup offset %,d)%n", partition,
+          targetOffset, sourceOffset);
+      err.flush();
+    }
+
+    @Override
+    public synchronized void retrying(String problem, Duration wait) {
+      err.printf(Locale.ROOT, "%s; trying again in %d s%n", ErrorReporter.oneLine(problem), wait.toSeconds());
+      err.flush();
+    }
+  }
+}
