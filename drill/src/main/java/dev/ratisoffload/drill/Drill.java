@@ -495,7 +495,7 @@ public final class Drill implements Callable<Integer> {
       List<String> args = new ArrayList<>(List.of("kafka", "restore"));
       args.addAll(target.flags());
       args.addAll(List.of("--cluster", runId, "--topic", topic, "--bootstrap-server", brokers,
-          "--target-topic", restoredTopic, "--offsets", "preserve", "--create-topic"));
+          "--target-topic", restoredTopic, "--offsets", "preserve", "--create-topic", "--progress", "never"));
       offload(args);
       return "topic " + topic + " into " + restoredTopic + " on " + brokers;
     }
