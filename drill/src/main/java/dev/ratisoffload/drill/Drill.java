@@ -57,7 +57,6 @@ import picocli.CommandLine.Spec;
  * run keeps its data under a prefix, cluster id and topic of its own (its run id).
  */
 @Command(name = "drill",
-    mixinStandardHelpOptions = true,
     description = {
         "Runs a disaster-recovery drill: a 3-peer Ratis cluster publishes its groups' snapshots to the store "
             + "while clients write, a Kafka topic is backed up into the same store, everything is destroyed, "
@@ -84,6 +83,9 @@ public final class Drill implements Callable<Integer> {
 
   @Spec
   private CommandSpec spec;
+
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+  boolean help;
 
   @Option(names = "--store", paramLabel = "URI",
       description = "Store to back up into: s3://bucket/prefix or file:///path (the run writes under "
