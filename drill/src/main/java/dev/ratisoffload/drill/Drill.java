@@ -232,6 +232,11 @@ public final class Drill implements Callable<Integer> {
     }
   }
 
+  /** "1 group", "3 groups". */
+  static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+
   /** What a group's newest generation covers: the keys a restore from it must serve, and must not. */
   record Expected(long index, long term, SortedMap<String, String> served, SortedMap<String, String> absent) {}
 
@@ -280,7 +285,7 @@ public final class Drill implements Callable<Integer> {
       lines.add("run id   " + runId);
       lines.add("store    " + (target == null ? "(none)" : target) + (s3 != null ? " (embedded S3Proxy)" : ""));
       lines.add("kafka    " + (brokers == null ? "(none)" : brokers) + (kafka != null ? " (embedded broker)" : ""));
-      lines.add("cluster  " + PEERS + " peers, " + groups + " groups, cluster id " + runId);
+      lines.add("cluster  " + PEERS + " peers, " + count(groups, "group") + ", cluster id " + runId);
       return lines;
     }
 
@@ -329,7 +334,7 @@ public final class Drill implements Callable<Integer> {
       }
       long live = expected.values().stream().mapToLong(e -> e.served().size() + e.absent().size()).sum()
           - (long) keys * groups;
-      return groups + " groups, 2 generations each, " + keys + " keys per group before the newest, " + live
+      return count(groups, "group") + ", 2 generations each, " + keys + " keys per group before the newest, " + live
           + " writes while it was published";
     }
 
@@ -389,7 +394,7 @@ public final class Drill implements Callable<Integer> {
             e.getKey().getUuid(), e.getValue().index(), e.getValue().term(), ports.size(),
             e.getValue().served().size()));
       }
-      return expected.size() + " groups into the storage directories of " + ports.size() + " peers";
+      return count(expected.size(), "group") + " into the storage directories of " + ports.size() + " peers";
     }
 
     private String restart() throws IOException {
@@ -398,13 +403,13 @@ public final class Drill implements Callable<Integer> {
       for (RaftGroupId group : restoredCluster.groupIds()) {
         restoredCluster.readKeys(group, List.of("a-000000"));
       }
-      return restoredCluster.groupIds().size() + " groups elected leaders and answer reads";
+      return count(restoredCluster.groupIds().size(), "group") + " elected leaders and answer reads";
     }
 
     private String verifyKeys() throws Exception {
       inParallel(expected.keySet(), group -> verifyGroup(group, expected.get(group)));
       long served = expected.values().stream().mapToLong(x -> x.served().size()).sum();
-      return served + " keys of " + expected.size() + " groups checked";
+      return served + " keys of " + count(expected.size(), "group") + " checked";
     }
 
     private void verifyGroup(RaftGroupId group, Expected want) throws IOException {
@@ -457,7 +462,7 @@ public final class Drill implements Callable<Integer> {
       topicCreated = true;
       long produced = TopicRecords.produce(brokers, topic, partitions, records);
       backedUp = TopicRecords.readAll(brokers, topic);
-      return "topic " + topic + ": " + partitions + " partitions, " + produced + " records (keys, values, headers,"
+      return "topic " + topic + ": " + count(partitions, "partition") + ", " + produced + " records (keys, values, headers,"
           + " timestamps; some null keys and values)";
     }
 
@@ -506,11 +511,11 @@ public final class Drill implements Callable<Integer> {
       SortedMap<Integer, List<TopicRecords.Stored>> actual = TopicRecords.readAll(brokers, restoredTopic);
       List<String> differences = TopicRecords.differences(backedUp, actual);
       long count = backedUp.values().stream().mapToLong(List::size).sum();
-      report.restored(String.format("topic %s as %s: %d partitions, %d records", topic, restoredTopic,
-          actual.size(), actual.values().stream().mapToLong(List::size).sum()));
+      report.restored(String.format("topic %s as %s: %s, %d records", topic, restoredTopic,
+          count(actual.size(), "partition"), actual.values().stream().mapToLong(List::size).sum()));
       if (differences.isEmpty()) {
-        report.verified(String.format("topic %s: all %d records of %d partitions equal in offset, timestamp, key,"
-            + " value and headers", restoredTopic, count, backedUp.size()));
+        report.verified(String.format("topic %s: all %d records of %s equal in offset, timestamp, key,"
+            + " value and headers", restoredTopic, count, count(backedUp.size(), "partition")));
       } else {
         differences.forEach(d -> report.problem("topic " + restoredTopic + ": " + d));
       }
