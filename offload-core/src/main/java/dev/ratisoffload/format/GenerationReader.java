@@ -84,12 +84,15 @@ public final class GenerationReader {
       fileMd5.update(bytes);
       out.write(bytes);
     }
-    String sha = Hashes.hex(fileSha.digest());
-    if (!sha.equals(file.sha256())) {
+    checkFile(manifest, file, Hashes.hex(fileSha.digest()), Hashes.hex(fileMd5.digest()));
+  }
+
+  /** Checks a whole file's digests (hex) against the manifest; the MD5 only when Ratis recorded one. */
+  public static void checkFile(Manifest manifest, Manifest.FileEntry file, String sha256, String md5) {
+    if (!sha256.equals(file.sha256())) {
       throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has SHA-256 "
-          + sha + ", the manifest says " + file.sha256());
+          + sha256 + ", the manifest says " + file.sha256());
     }
-    String md5 = Hashes.hex(fileMd5.digest());
     if (file.md5() != null && !md5.equals(file.md5())) {
       throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has MD5 "
           + md5 + ", the manifest says " + file.md5());

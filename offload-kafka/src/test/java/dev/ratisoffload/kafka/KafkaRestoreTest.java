@@ -143,6 +143,12 @@ class KafkaRestoreTest {
     }
     assertEquals("864000000", topicConfig("shapes-preserved").get("retention.ms").value(),
         "--create-topic applies the backed-up topic's configs");
+
+    restore(settings("shapes", "shapes-renumbered").createTopic(true).offsetMode(OffsetMode.RENUMBER).build());
+    Map<Integer, List<BackupRecord>> renumbered = TopicContents.read(kafka.bootstrapServers(), "shapes-renumbered", 3);
+    for (int p = 0; p < 3; p++) {
+      assertEquals(shapes.records(p), renumbered.get(p), "partition " + p + ": without holes, the same offsets");
+    }
   }
 
   @Test
@@ -174,14 +180,22 @@ class KafkaRestoreTest {
 
   @Test
   void aSecondWriterOnThePartitionEndsTheRestoreNamingTheOffsets() throws Exception {
-    kafka.createTopics(new NewTopic("shapes-contended", 3, (short) 1));
+    kafka.createTopics(new NewTopic("bulk", 3, (short) 1), new NewTopic("bulk-contended", 3, (short) 1));
+    List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+    for (int i = 0; i < 30_000; i++) {
+      records.add(new ProducerRecord<>("bulk", i % 3, null, ("record " + i).getBytes(StandardCharsets.UTF_8)));
+    }
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
+      new Produced().send(producer, records, TimestampKind.CREATE_TIME);
+    }
+    backup("bulk");
     AtomicBoolean wrote = new AtomicBoolean();
     RestoreListener intruder = new RestoreListener() {
       @Override
       public void segmentSent(int partition, long sent) {
         if (partition == 0 && wrote.compareAndSet(false, true)) {
           try (KafkaProducer<byte[], byte[]> other = Produced.producer(kafka.bootstrapServers(), Map.of())) {
-            other.send(new ProducerRecord<>("shapes-contended", 0, null, "intruder".getBytes(StandardCharsets.UTF_8)))
+            other.send(new ProducerRecord<>("bulk-contended", 0, null, "intruder".getBytes(StandardCharsets.UTF_8)))
                 .get();
           } catch (Exception e) {
             throw new AssertionError(e);
@@ -190,11 +204,11 @@ class KafkaRestoreTest {
       }
     };
     KafkaOffloadException e = assertThrows(KafkaOffloadException.class,
-        () -> restore(settings("shapes", "shapes-contended").build(), intruder));
+        () -> restore(settings("bulk", "bulk-contended").build(), intruder));
     assertTrue(wrote.get());
     assertEquals(5, e.exitCode(), e::getMessage);
     assertTrue(e.getMessage().matches("after sending \\d+ records: target: sent for offset \\d+, the broker stored it"
-        + " at shapes-contended/0 offset \\d+: another writer on the partition, or a record lost or written twice\\."
+        + " at bulk-contended/0 offset \\d+: another writer on the partition, or a record lost or written twice\\."
         + " Records sent before this may still be stored: delete the topic and create it again before restoring"
         + " again"), e::getMessage);
   }

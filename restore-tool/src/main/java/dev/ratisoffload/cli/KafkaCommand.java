@@ -10,7 +10,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "kafka",
     mixinStandardHelpOptions = true,
     description = "Backs up Kafka topics into the store as chains of immutable segments (one chain per "
-        + "partition), lists and verifies them.",
+        + "partition), lists and verifies them, and restores them into a cluster, once or following.",
     subcommands = {KafkaBackupCommand.class, KafkaRestoreCommand.class, KafkaListCommand.class, KafkaVerifyCommand.class,
         CommandLine.HelpCommand.class},
     footerHeading = "%nExamples:%n",
@@ -18,7 +18,9 @@ import picocli.CommandLine.Spec;
         "  offload kafka backup --bootstrap-server kafka1:9092 --topic orders \\",
         "      --store s3://backups/kafka --cluster orders-prod --follow",
         "  offload kafka list --store s3://backups/kafka --cluster orders-prod",
-        "  offload kafka verify --store s3://backups/kafka --cluster orders-prod --topic orders"})
+        "  offload kafka verify --store s3://backups/kafka --cluster orders-prod --topic orders",
+        "  offload kafka restore --store s3://backups/kafka --cluster orders-prod --topic orders \\",
+        "      --bootstrap-server kafka2:9092 --create-topic"})
 final class KafkaCommand implements Runnable {
 
   @ParentCommand

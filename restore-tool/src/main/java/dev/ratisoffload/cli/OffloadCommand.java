@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
     versionProvider = OffloadCommand.Version.class,
     description = "Lists, verifies and restores the Ratis snapshot generations that the offload plugin "
         + "publishes, reports how fresh they are, and collects garbage; backs up Kafka topics into the same "
-        + "store (offload kafka).",
+        + "store and restores them (offload kafka).",
     subcommands = {ListCommand.class, VerifyCommand.class, RestoreCommand.class, StatusCommand.class,
         GcCommand.class, KafkaCommand.class,
         CommandLine.HelpCommand.class},
@@ -32,7 +32,9 @@ import picocli.CommandLine.Spec;
         "  4  store or broker unreachable, or another transient failure (retrying may help)",
         "  5  target refused: a group directory exists, the directory holds another",
         "     cluster's groups, or another restore is writing into it; kafka backup: the",
-        "     store holds an earlier topic of the same name, or another backup writes the topic",
+        "     store holds an earlier topic of the same name, or another backup writes the topic;",
+        "     kafka restore: the target topic is not empty, cannot keep the records, holds",
+        "     something else, or another writer was detected",
         "  6  status only: a group's newest generation is older than --max-age",
         "",
         "Example:",

@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -19,12 +21,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Streams files out of a store with several chunk reads in flight, because an object store's latency,
- * not its bandwidth, bounds one read after another. Chunks are written in order, each verified (size,
- * SHA-256) before it is written; the whole file's SHA-256 and MD5 are checked at the end. The two file
- * digests run on threads of their own, in order, while the next chunk is written, so that neither
- * bounds the copy. Memory holds at most {@code 2 * parallelism} chunks (read ahead, and written but not
- * yet digested).
+ * Streams a generation's files out of a store with several chunk reads in flight, because an object
+ * store's latency, not its bandwidth, bounds one read after another; the reads run ahead across file
+ * boundaries. Chunks are written in order, each verified (size, SHA-256) before it is written; each
+ * whole file's SHA-256 and MD5 are checked after its last chunk. The two file digests run on threads of
+ * their own, in order, while the next chunk is written, so that neither bounds the copy. Memory holds at
+ * most {@code 2 * parallelism} chunks (read ahead, and written but not yet digested).
  */
 final class ChunkPipeline implements AutoCloseable {
 
@@ -49,41 +51,104 @@ final class ChunkPipeline implements AutoCloseable {
     });
   }
 
+  /** Where the files of a generation go, one after the other. */
+  interface FileSink {
+    /** Opens the file the next chunks belong to. */
+    OutputStream open(Manifest.FileEntry file) throws IOException;
+
+    /** Every byte of the file was written to the stream {@link #open} returned (not yet verified whole). */
+    void written(Manifest.FileEntry file, OutputStream out) throws IOException;
+  }
+
   /**
-   * Writes the file's bytes to {@code out}.
+   * Writes every file of the generation to the sink, in the manifest's order, with one read-ahead
+   * window across file boundaries: the next file's chunks are on their way while this one is written.
+   * Each file's SHA-256 and MD5 are checked on the digest lanes after its last chunk; this returns once
+   * every file was checked.
    *
-   * @throws IOException when {@code out} fails
+   * @throws IOException when the sink fails
    * @throws IntegrityException naming the chunk or file that is missing or wrong
    * @throws dev.ratisoffload.store.StoreException when the store fails
    */
-  void copy(Manifest manifest, Manifest.FileEntry file, OutputStream out) throws IOException {
-    MessageDigest sha = Hashes.sha256();
-    MessageDigest md5 = Hashes.md5();
-    Deque<Future<byte[]>> window = new ArrayDeque<>();
-    Iterator<Manifest.ChunkRef> chunks = file.chunks().iterator();
+  void copy(Manifest manifest, FileSink sink) throws IOException {
+    record Pending(int file, Future<byte[]> bytes) {}
+    List<Manifest.FileEntry> files = manifest.files();
+    int reading = -1;
+    Iterator<Manifest.ChunkRef> chunks = java.util.Collections.emptyIterator();
+    Deque<Pending> window = new ArrayDeque<>();
+    List<Future<?>> checks = new ArrayList<>();
+    OpenFile open = null;
     try {
-      while (chunks.hasNext() || !window.isEmpty()) {
-        while (window.size() < parallelism && chunks.hasNext()) {
+      while (true) {
+        while (window.size() < parallelism) {
+          while (!chunks.hasNext() && reading + 1 < files.size()) {
+            chunks = files.get(++reading).chunks().iterator();
+          }
+          if (!chunks.hasNext()) {
+            break;
+          }
+          Manifest.FileEntry file = files.get(reading);
           Manifest.ChunkRef chunk = chunks.next();
-          window.add(pool.submit(() -> reader.readChunk(manifest, file, chunk)));
+          window.add(new Pending(reading, pool.submit(() -> reader.readChunk(manifest, file, chunk))));
         }
-        byte[] bytes = await(window.poll());
-        digest(sha, md5, bytes);
-        out.write(bytes);
+        Pending next = window.poll();
+        // Every file up to the next chunk's (or to the last, at the end) is opened in order, so that a
+        // file without chunks (an empty file) is written too.
+        int upTo = next == null ? files.size() - 1 : next.file();
+        while (open == null || open.index < upTo) {
+          if (open != null) {
+            checks.add(finish(manifest, open));
+            sink.written(open.file, open.out);
+          }
+          int index = open == null ? 0 : open.index + 1;
+          if (index >= files.size()) {
+            break;
+          }
+          open = new OpenFile(index, files.get(index), sink.open(files.get(index)));
+        }
+        if (next == null) {
+          if (open != null) {
+            checks.add(finish(manifest, open));
+            sink.written(open.file, open.out);
+          }
+          break;
+        }
+        byte[] bytes = await(next.bytes());
+        digest(open.sha, open.md5, bytes);
+        open.out.write(bytes);
       }
     } finally {
-      window.forEach(f -> f.cancel(true));
+      window.forEach(pending -> pending.bytes().cancel(true));
     }
-    String actualSha = await(shaLane.submit(() -> Hashes.hex(sha.digest())));
-    if (!actualSha.equals(file.sha256())) {
-      throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has SHA-256 "
-          + actualSha + ", the manifest says " + file.sha256());
+    for (Future<?> check : checks) {
+      await(check);
     }
-    String actualMd5 = await(md5Lane.submit(() -> Hashes.hex(md5.digest())));
-    if (file.md5() != null && !actualMd5.equals(file.md5())) {
-      throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has MD5 "
-          + actualMd5 + ", the manifest says " + file.md5());
+  }
+
+  /** The file being written, with its running digests. */
+  private static final class OpenFile {
+    final int index;
+    final Manifest.FileEntry file;
+    final OutputStream out;
+    final MessageDigest sha = Hashes.sha256();
+    final MessageDigest md5 = Hashes.md5();
+
+    OpenFile(int index, Manifest.FileEntry file, OutputStream out) {
+      this.index = index;
+      this.file = file;
+      this.out = out;
     }
+  }
+
+  /** Queues the file's whole-file checks behind its last chunk on the digest lanes. */
+  private Future<?> finish(Manifest manifest, OpenFile open) {
+    Manifest.FileEntry file = open.file;
+    MessageDigest md5 = open.md5;
+    Future<String> actualSha = shaLane.submit(() -> Hashes.hex(open.sha.digest()));
+    return md5Lane.submit(() -> {
+      GenerationReader.checkFile(manifest, file, await(actualSha), Hashes.hex(md5.digest()));
+      return null;
+    });
   }
 
   /** Hands the chunk to both digest lanes, waiting while {@code parallelism} chunks are undigested. */
@@ -136,11 +201,6 @@ final class ChunkPipeline implements AutoCloseable {
       }
       throw new IllegalStateException("reading a chunk failed", e.getCause());
     }
-  }
-
-  private static String describe(Manifest m) {
-    return "generation " + m.index() + " (term " + m.term() + ") of group " + m.group() + " in cluster "
-        + m.cluster();
   }
 
   @Override

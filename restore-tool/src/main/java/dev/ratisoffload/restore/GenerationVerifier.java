@@ -26,19 +26,28 @@ public final class GenerationVerifier implements AutoCloseable {
    */
   public IntegrityException verifyData(Manifest manifest, TransferListener listener) {
     try {
-      for (Manifest.FileEntry file : manifest.files()) {
-        chunks.copy(manifest, file, new OutputStream() {
-          @Override
-          public void write(int b) {
-            listener.transferred(1);
-          }
+      OutputStream counting = new OutputStream() {
+        @Override
+        public void write(int b) {
+          listener.transferred(1);
+        }
 
-          @Override
-          public void write(byte[] bytes, int offset, int length) {
-            listener.transferred(length);
-          }
-        });
-      }
+        @Override
+        public void write(byte[] bytes, int offset, int length) {
+          listener.transferred(length);
+        }
+      };
+      chunks.copy(manifest, new ChunkPipeline.FileSink() {
+        @Override
+        public OutputStream open(Manifest.FileEntry file) {
+          return counting;
+        }
+
+        @Override
+        public void written(Manifest.FileEntry file, OutputStream out) {
+          // nothing to keep: the bytes were only verified
+        }
+      });
       return null;
     } catch (IntegrityException e) {
       return e;

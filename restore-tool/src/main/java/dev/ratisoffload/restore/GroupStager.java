@@ -9,11 +9,20 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Writes one generation into an empty staging directory laid out as a Ratis group directory: the
  * snapshot files (each chunk verified before it is written, each file's hashes after), their MD5
- * sidecars, and {@code current/}. Everything is forced to disk before it returns.
+ * sidecars, and {@code current/}. Each file is forced to disk while the next one downloads; everything
+ * is on disk before it returns.
  */
 final class GroupStager {
 
@@ -30,21 +39,67 @@ final class GroupStager {
   void stage(Path stagingDir, GroupPlan plan, TransferListener listener) throws IOException {
     Manifest manifest = plan.manifest();
     String key = plan.id().manifestKey();
-    for (Manifest.FileEntry file : manifest.files()) {
-      Path target = SafePaths.resolveInside(stagingDir, file.path(), key);
-      Files.createDirectories(target.getParent());
-      try (FileChannel channel = FileChannel.open(target, StandardOpenOption.CREATE_NEW,
-          StandardOpenOption.WRITE)) {
-        chunks.copy(manifest, file, new CountingOutput(Channels.newOutputStream(channel), listener));
-        channel.force(true);
+    ExecutorService forcing = Executors.newSingleThreadExecutor(r -> {
+      Thread thread = new Thread(r, "offload-restore-force");
+      thread.setDaemon(true);
+      return thread;
+    });
+    Map<Manifest.FileEntry, FileChannel> channels = new IdentityHashMap<>();
+    List<Future<?>> forced = new ArrayList<>();
+    try {
+      chunks.copy(manifest, new ChunkPipeline.FileSink() {
+        @Override
+        public OutputStream open(Manifest.FileEntry file) throws IOException {
+          Path target = SafePaths.resolveInside(stagingDir, file.path(), key);
+          Files.createDirectories(target.getParent());
+          FileChannel channel = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+          channels.put(file, channel);
+          return new CountingOutput(Channels.newOutputStream(channel), listener);
+        }
+
+        @Override
+        public void written(Manifest.FileEntry file, OutputStream out) {
+          // Forced to disk while the next file downloads.
+          FileChannel channel = channels.remove(file);
+          forced.add(forcing.submit(() -> {
+            try (channel) {
+              channel.force(true);
+            }
+            return null;
+          }));
+        }
+      });
+      for (Future<?> f : forced) {
+        awaitForced(f);
       }
+    } finally {
+      forcing.shutdownNow();
+      for (FileChannel open : channels.values()) {
+        open.close();
+      }
+    }
+    for (Manifest.FileEntry file : manifest.files()) {
       if (file.md5() != null) {
-        RatisDirectoryWriter.writeMd5Sidecar(target, file.md5());
+        RatisDirectoryWriter.writeMd5Sidecar(SafePaths.resolveInside(stagingDir, file.path(), key), file.md5());
       }
     }
     RatisDirectoryWriter.writeCurrent(stagingDir, plan.term(), manifest.term(), manifest.index(),
         plan.peers());
     DurableFiles.syncTree(stagingDir);
+  }
+
+  private static void awaitForced(Future<?> forced) throws IOException {
+    try {
+      forced.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while forcing restored files to disk", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IllegalStateException("forcing a restored file to disk failed", e.getCause());
+    }
   }
 
   /** Reports bytes as they are written; each write is a chunk that was already verified. */

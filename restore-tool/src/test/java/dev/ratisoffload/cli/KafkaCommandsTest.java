@@ -27,7 +27,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code offload kafka backup|list|verify} against a real broker and a directory store. */
+/** {@code offload kafka backup|restore|list|verify} against a real broker and a directory store. */
 class KafkaCommandsTest {
 
   private static EmbeddedKafka kafka;
@@ -169,6 +169,87 @@ class KafkaCommandsTest {
       assertEquals(0, process.exitValue(), printed);
       assertTrue(millis < 2000, "stopped in " + millis + " ms");
       assertTrue(printed.contains("clicks") && printed.contains("NEXT OFFSET"), printed);
+    } finally {
+      process.destroyForcibly();
+    }
+  }
+
+  private static String[] restore(Path store, String... more) {
+    List<String> args = new ArrayList<>(List.of("kafka", "restore", "--bootstrap-server", kafka.bootstrapServers(),
+        "--topic", "orders", "--store", store.toUri().toString(), "--cluster", "k1", "--progress", "never"));
+    args.addAll(List.of(more));
+    return args.toArray(String[]::new);
+  }
+
+  @Test
+  void restoreCreatesTheTopicAndRefusesToWriteIntoItAgain(@TempDir Path store) {
+    assertEquals(0, Cli.run(backup(store, "orders", "--segment-bytes", "1024")).code());
+    Cli.Result restored = Cli.run(restore(store, "--target-topic", "orders-restored", "--create-topic"));
+    assertEquals(0, restored.code(), restored::toString);
+    assertTrue(restored.out().contains("restored 100 records of orders") && restored.out().contains("NEXT OFFSET"),
+        restored::toString);
+
+    Cli.Result again = Cli.run(restore(store, "--target-topic", "orders-restored"));
+    assertEquals(5, again.code(), again::toString);
+    assertEquals(1, again.err().lines().count(), again::toString);
+    assertTrue(again.err().startsWith("offload kafka restore: target topic orders-restored is not empty"),
+        again::toString);
+
+    Cli.Result missing = Cli.run(restore(store, "--target-topic", "orders-nowhere"));
+    assertEquals(2, missing.code(), missing::toString);
+    assertTrue(missing.err().contains("--create-topic"), missing::toString);
+
+    Cli.Result renumbered = Cli.run(restore(store, "--target-topic", "orders-renumbered", "--create-topic",
+        "--offsets", "renumber", "--json"));
+    assertEquals(0, renumbered.code(), renumbered::toString);
+    assertTrue(renumbered.out().contains("\"offsets\" : \"renumber\""), renumbered::toString);
+  }
+
+  @Test
+  void restoreFailuresExitWithTheirCodes(@TempDir Path store) {
+    Cli.Result nothing = Cli.run(restore(store, "--create-topic"));
+    assertEquals(3, nothing.code(), nothing::toString);
+    assertTrue(nothing.err().contains("no backup of topic orders"), nothing::toString);
+
+    Cli.Result mode = Cli.run(restore(store, "--offsets", "shuffle"));
+    assertEquals(2, mode.code(), mode::toString);
+    Cli.Result both = Cli.run(restore(store, "--follow", "--until", "2026-01-01"));
+    assertEquals(2, both.code(), both::toString);
+    Cli.Result fast = Cli.run(restore(store, "--follow", "--poll-interval", "10ms"));
+    assertEquals(2, fast.code(), fast::toString);
+    assertTrue(fast.err().contains("floor of 100 ms"), fast::toString);
+
+    assertEquals(0, Cli.run(backup(store, "orders")).code());
+    Cli.Result unreachable = Cli.run("kafka", "restore", "--bootstrap-server", "127.0.0.1:" + FreePorts.next(),
+        "--topic", "orders", "--store", store.toUri().toString(), "--cluster", "k1", "--broker-timeout", "2s");
+    assertEquals(4, unreachable.code(), unreachable::toString);
+    assertEquals(1, unreachable.err().lines().count(), unreachable::toString);
+  }
+
+  @Test
+  void sigtermStopsAFollowingRestoreWithExit0(@TempDir Path dir) throws Exception {
+    Path store = Files.createDirectories(dir.resolve("store"));
+    assertEquals(0, Cli.run(backup(store, "clicks")).code());
+    Path output = dir.resolve("offload.log");
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m", "-cp", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+        OffloadCommand.class.getName(), "kafka", "restore", "--bootstrap-server", kafka.bootstrapServers(),
+        "--topic", "clicks", "--target-topic", "clicks-standby", "--create-topic", "--follow",
+        "--store", store.toUri().toString(), "--cluster", "k1"));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+    try {
+      Await.until("the follower to start", Duration.ofSeconds(60), () -> {
+        try {
+          return Files.readString(output).contains("partition 0: continuing at target offset");
+        } catch (java.io.IOException e) {
+          return false;
+        }
+      });
+      process.destroy(); // SIGTERM
+      assertTrue(process.waitFor(10, TimeUnit.SECONDS), "the follower exits within 10 s of SIGTERM");
+      String printed = Files.readString(output);
+      assertEquals(0, process.exitValue(), printed);
+      assertTrue(printed.contains("stopped after restoring"), printed);
     } finally {
       process.destroyForcibly();
     }

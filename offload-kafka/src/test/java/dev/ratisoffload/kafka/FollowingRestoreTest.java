@@ -1,0 +1,280 @@
+package dev.ratisoffload.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.kafka.backup.BackupListener;
+import dev.ratisoffload.kafka.backup.BackupSettings;
+import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
+import dev.ratisoffload.kafka.format.BackupRecord;
+import dev.ratisoffload.kafka.format.TimestampKind;
+import dev.ratisoffload.kafka.restore.KafkaTopicRestore;
+import dev.ratisoffload.kafka.restore.RestoreListener;
+import dev.ratisoffload.kafka.restore.RestoreSettings;
+import dev.ratisoffload.kafka.restore.RestoreSummary;
+import dev.ratisoffload.store.Content;
+import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.testkit.Await;
+import dev.ratisoffload.testkit.EmbeddedS3;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Follow mode against a real broker and S3Proxy: a standby follows a backup that keeps growing, stops
+ * and resumes where the target says, refuses a target holding something else, ends at a gap or (when
+ * preserving offsets) a hole naming the offsets, and rides out a store outage.
+ */
+class FollowingRestoreTest {
+
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
+  private static final String CLUSTER = "live";
+  private static final Duration DEADLINE = Duration.ofSeconds(60);
+  private static EmbeddedS3 s3;
+  private static ObjectStore store;
+
+  @BeforeAll
+  static void start() throws Exception {
+    s3 = EmbeddedS3.start();
+    s3.createBucket("backups");
+    store = TestStores.s3(s3, "backups/kafka");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (store != null) {
+      store.close();
+    }
+    if (s3 != null) {
+      s3.close();
+    }
+  }
+
+  private static void backup(String topic, ObjectStore into) {
+    new KafkaTopicBackup(BackupSettings.builder(kafka.bootstrapServers(), topic, CLUSTER).segmentBytes(2048).build(),
+        into, BackupListener.NONE).run();
+  }
+
+  private static void produce(Produced produced, String topic, int partitions, int perPartition, String tag)
+      throws Exception {
+    List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+    for (int i = 0; i < perPartition; i++) {
+      for (int p = 0; p < partitions; p++) {
+        records.add(new ProducerRecord<>(topic, p, System.currentTimeMillis() - 60_000 + i,
+            (tag + "-" + i).getBytes(StandardCharsets.UTF_8), ("value " + tag + " " + i).getBytes(StandardCharsets.UTF_8)));
+      }
+    }
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
+      produced.send(producer, records, TimestampKind.CREATE_TIME);
+    }
+  }
+
+  private static RestoreSettings.Builder following(String topic, String target) {
+    return RestoreSettings.builder(kafka.bootstrapServers(), CLUSTER, topic).targetTopic(target).follow(true)
+        .createTopic(true).pollInterval(Duration.ofMillis(100)).brokerTimeout(Duration.ofSeconds(10));
+  }
+
+  private static void awaitOffsets(String topic, int partitions, long offsets) {
+    Await.until(topic + " to hold " + offsets + " offsets", DEADLINE,
+        () -> TopicContents.offsets(kafka.bootstrapServers(), topic, partitions) == offsets);
+  }
+
+  @Test
+  void followsAGrowingBackupStopsAndResumesAtTheTargetsHighWatermark() throws Exception {
+    kafka.createTopics(new NewTopic("orders", 2, (short) 1));
+    Produced produced = new Produced();
+    produce(produced, "orders", 2, 30, "a");
+    backup("orders", store);
+    try (Follower first = Follower.start(following("orders", "orders-standby").build(), store)) {
+      awaitOffsets("orders-standby", 2, 60);
+      produce(produced, "orders", 2, 20, "b");
+      backup("orders", store);
+      awaitOffsets("orders-standby", 2, 100);
+      RestoreSummary summary = first.stop();
+      assertEquals(RestoreSummary.Ending.STOPPED, summary.ending());
+      assertEquals(100, summary.records());
+    }
+    produce(produced, "orders", 2, 10, "c");
+    backup("orders", store);
+    try (Follower second = Follower.start(following("orders", "orders-standby").build(), store)) {
+      awaitOffsets("orders-standby", 2, 120);
+      assertTrue(second.resumed.containsAll(List.of("0@50/50", "1@50/50")), second.resumed::toString);
+      assertEquals(20, second.stop().records());
+    }
+    Map<Integer, List<BackupRecord>> standby = TopicContents.read(kafka.bootstrapServers(), "orders-standby", 2);
+    for (int p = 0; p < 2; p++) {
+      assertEquals(produced.records(p), standby.get(p), "partition " + p);
+    }
+  }
+
+  @Test
+  void aTargetHoldingSomethingElseIsRefused() throws Exception {
+    kafka.createTopics(new NewTopic("payments", 1, (short) 1), new NewTopic("payments-elsewhere", 1, (short) 1));
+    produce(new Produced(), "payments", 1, 5, "real");
+    backup("payments", store);
+    produce(new Produced(), "payments-elsewhere", 1, 1, "other");
+    try (Follower follower = Follower.start(following("payments", "payments-elsewhere").build(), store)) {
+      Throwable failure = follower.awaitFailure();
+      KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, failure);
+      assertEquals(5, e.exitCode());
+      assertTrue(e.getMessage().contains("payments-elsewhere/0: its last record (offset 0) differs"), e::getMessage);
+    }
+    assertEquals(1, TopicContents.offsets(kafka.bootstrapServers(), "payments-elsewhere", 1));
+  }
+
+  @Test
+  void aGapInTheChainEndsTheFollowerNamingTheMissingOffsets(@TempDir Path dir) throws Exception {
+    kafka.createTopics(new NewTopic("gappy", 1, (short) 1));
+    try (ObjectStore whole = TestStores.directory(Files.createDirectories(dir.resolve("whole")));
+        ObjectStore cut = TestStores.directory(Files.createDirectories(dir.resolve("cut")))) {
+      for (String round : List.of("a", "b", "c")) {
+        produce(new Produced(), "gappy", 1, 10, round);
+        backup("gappy", whole);
+      }
+      for (ObjectInfo object : whole.list("kafka/")) {
+        if (!object.key().contains("/0000000000000000010-")) { // the middle segment, offsets 10-19
+          try (InputStream in = whole.get(object.key())) {
+            cut.putIfAbsent(object.key(), Content.of(in.readAllBytes()));
+          }
+        }
+      }
+      try (Follower follower = Follower.start(following("gappy", "gappy-standby").build(), cut)) {
+        IntegrityException e = assertInstanceOf(IntegrityException.class, follower.awaitFailure());
+        assertTrue(e.getMessage().contains("does not continue at offset 10") && e.getMessage().contains("offsets 10-19"),
+            e::getMessage);
+      }
+    }
+    assertEquals(10, TopicContents.offsets(kafka.bootstrapServers(), "gappy-standby", 1), "everything before the gap");
+  }
+
+  @Test
+  void aHoleEndsAFollowerThatPreservesOffsetsWhenReached() throws Exception {
+    kafka.createTopics(new NewTopic("ledger", 1, (short) 1));
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(),
+        Map.of("transactional.id", "ledger-writer"))) {
+      producer.initTransactions();
+      for (boolean commit : new boolean[] {true, false}) {
+        producer.beginTransaction();
+        for (int i = 0; i < 4; i++) {
+          producer.send(new ProducerRecord<>("ledger", 0, null, ("entry " + i).getBytes(StandardCharsets.UTF_8)));
+        }
+        if (commit) {
+          producer.commitTransaction();
+        } else {
+          producer.abortTransaction();
+        }
+      }
+    }
+    backup("ledger", store);
+    try (Follower follower = Follower.start(following("ledger", "ledger-standby").build(), store)) {
+      KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
+      assertEquals(3, e.exitCode());
+      // offsets 0-3 committed records, 4 the commit marker
+      assertTrue(e.getMessage().contains("has no record at offsets 4-") && e.getMessage().contains(
+          "every record before offset 4"), e::getMessage);
+    }
+    assertEquals(4, TopicContents.offsets(kafka.bootstrapServers(), "ledger-standby", 1));
+  }
+
+  @Test
+  void aStoreOutageIsRetriedAndRecoveredFrom() throws Exception {
+    kafka.createTopics(new NewTopic("steady", 1, (short) 1));
+    Produced produced = new Produced();
+    produce(produced, "steady", 1, 10, "before");
+    backup("steady", store);
+    try (Follower follower = Follower.start(following("steady", "steady-standby").build(), store)) {
+      awaitOffsets("steady-standby", 1, 10);
+      s3.stop();
+      try {
+        Await.until("two retries (1 s, then 2 s)", DEADLINE, () -> follower.retries.size() >= 2);
+      } finally {
+        s3.restart();
+      }
+      assertTrue(follower.retries.get(0).contains("trying again in 1 s")
+          && follower.retries.get(1).contains("trying again in 2 s"), follower.retries::toString);
+      produce(produced, "steady", 1, 10, "after");
+      backup("steady", store);
+      awaitOffsets("steady-standby", 1, 20);
+      follower.stop();
+    }
+    assertEquals(produced.records(0), TopicContents.read(kafka.bootstrapServers(), "steady-standby", 1).get(0));
+  }
+
+  /** A following restore on a thread of its own, with what its listener heard. */
+  private static final class Follower implements AutoCloseable, RestoreListener {
+    final List<String> retries = new CopyOnWriteArrayList<>();
+    final List<String> resumed = new CopyOnWriteArrayList<>();
+    private final KafkaTopicRestore restore;
+    private final Thread thread;
+    private volatile RestoreSummary summary;
+    private volatile Throwable failure;
+
+    private Follower(RestoreSettings settings, ObjectStore store) {
+      this.restore = new KafkaTopicRestore(settings, store, this);
+      this.thread = new Thread(() -> {
+        try {
+          summary = restore.run();
+        } catch (Throwable t) {
+          failure = t;
+        }
+      }, "follower");
+    }
+
+    static Follower start(RestoreSettings settings, ObjectStore store) {
+      Follower f = new Follower(settings, store);
+      f.thread.start();
+      return f;
+    }
+
+    @Override
+    public void retrying(String problem, Duration wait) {
+      retries.add(problem + "; trying again in " + wait.toSeconds() + " s");
+    }
+
+    @Override
+    public void resumed(int partition, long targetOffset, long sourceOffset) {
+      resumed.add(partition + "@" + targetOffset + "/" + sourceOffset);
+    }
+
+    RestoreSummary stop() throws InterruptedException {
+      restore.requestStop();
+      thread.join(DEADLINE.toMillis());
+      assertTrue(!thread.isAlive(), "the follower stops when asked");
+      if (failure != null) {
+        throw new AssertionError("the follower failed", failure);
+      }
+      return summary;
+    }
+
+    Throwable awaitFailure() throws InterruptedException {
+      thread.join(DEADLINE.toMillis());
+      assertTrue(!thread.isAlive(), "the follower ends by itself");
+      assertTrue(failure != null, () -> "the follower ended without a failure: " + summary);
+      return failure;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      restore.requestStop();
+      thread.join(DEADLINE.toMillis());
+    }
+  }
+}
