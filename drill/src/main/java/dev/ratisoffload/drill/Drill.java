@@ -253,7 +253,7 @@ public final class Drill implements Callable<Integer> {
     private String restoredTopic;
     private Map<RaftPeerId, Integer> ports;
     private final Map<RaftGroupId, Expected> expected =
-        new ConcurrentSkipListMap<>(Comparator.comparing(RaftGroupId::getUuid));
+        new ConcurrentSkipListMap<>(Comparator.comparing(g -> g.getUuid().toString()));
     private SortedMap<Integer, List<TopicRecords.Stored>> backedUp;
     private RatisCluster restoredCluster;
     private boolean topicCreated;

@@ -99,8 +99,9 @@ final class Report {
     (verified.isEmpty() ? List.of("nothing") : verified).forEach(line -> out.println("  " + line));
     out.println("Time per step:");
     for (Step s : steps) {
-      out.printf(Locale.ROOT, "  %-26s %9s  %s%n", s.name(), s.outcome() == Outcome.SKIPPED ? "-" : seconds(s.took()),
-          s.outcome() == Outcome.OK ? "" : s.outcome().name().toLowerCase(Locale.ROOT));
+      String time = String.format(Locale.ROOT, "  %-26s %9s", s.name(),
+          s.outcome() == Outcome.SKIPPED ? "-" : seconds(s.took()));
+      out.println(s.outcome() == Outcome.OK ? time : time + "  " + s.outcome().name().toLowerCase(Locale.ROOT));
     }
     out.printf(Locale.ROOT, "  %-26s %9s  (%s)%n", "recovery time", seconds(total(recoverySteps)),
         String.join(" + ", recoverySteps));
