@@ -3,16 +3,24 @@ package dev.ratisoffload.drill;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ratisoffload.testkit.EmbeddedKafka;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The main job, end to end on the embedded servers with small settings, and its refusals. */
 class DrillTest {
@@ -46,6 +54,28 @@ class DrillTest {
     assertEquals(1, count(out, "(?m)^  topic drill-[0-9a-z-]+ as drill-[0-9a-z-]+: 2 partitions, 300 records$"), out);
     assertEquals(1, count(out, "(?m)^  topic drill-[0-9a-z-]+: all 300 records of 2 partitions equal in offset,"
         + " timestamp, key, value and headers$"), out);
+  }
+
+  /** The options an operator uses against real servers: a store and a broker the drill did not start. */
+  @Test
+  void runsAgainstAGivenStoreAndBrokerAndLeavesNothingBehind(@TempDir Path store) throws Exception {
+    try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+      Run run = drill("--store", store.toUri().toString(), "--bootstrap-server", kafka.bootstrapServers(),
+          "--groups", "1", "--keys", "100", "--partitions", "1", "--records", "60");
+      String out = run.output();
+      assertEquals(0, run.code(), out);
+      assertTrue(out.contains("RESULT: PASSED"), out);
+      assertTrue(Pattern.compile("(?m)^  store    " + Pattern.quote(store.toUri().toString()) + "drill-[0-9a-z-]+/$")
+          .matcher(out).find(), out);
+      // On a broker it did not start, the drill deletes the topic and restores it under another name.
+      assertEquals(1, count(out, "(?m)^  topic (drill-[0-9a-z-]+) as \\1-restored: 1 partition, 60 records$"), out);
+      try (Admin admin = kafka.admin()) {
+        assertEquals(Set.of(), admin.listTopics().names().get(30, TimeUnit.SECONDS), "topics left behind");
+      }
+      try (Stream<Path> left = Files.list(store)) {
+        assertEquals(List.of(), left.toList(), "the run's backups are deleted");
+      }
+    }
   }
 
   @Test
