@@ -255,6 +255,10 @@ public final class Drill implements Callable<Integer> {
     private final Map<RaftGroupId, Expected> expected =
         new ConcurrentSkipListMap<>(Comparator.comparing(g -> g.getUuid().toString()));
     private SortedMap<Integer, List<TopicRecords.Stored>> backedUp;
+    private RatisCluster cluster;
+    private final Map<RaftPeerId, SnapshotOffload> offloads = new ConcurrentHashMap<>();
+    private final Map<RaftGroupId, SortedMap<String, String>> written = new ConcurrentHashMap<>();
+    private final Map<RaftGroupId, LiveWriter> writers = new ConcurrentHashMap<>();
     private RatisCluster restoredCluster;
     private boolean topicCreated;
 
@@ -267,7 +271,8 @@ public final class Drill implements Callable<Integer> {
     boolean execute() {
       out.println("Disaster-recovery drill " + runId + " (work dir " + work + ")");
       boolean servers = report.step("start servers", true, this::startServers);
-      boolean published = report.step("write and publish", servers, this::publish);
+      boolean wrote = report.step("write keys", servers, this::writeKeys);
+      boolean published = report.step("publish", wrote, this::publish);
       boolean written = report.step("write topic", servers, this::writeTopic);
       boolean backup = report.step("kafka backup", written, this::backupTopic);
       boolean destroyed = report.step("destroy", servers, this::destroy);
@@ -317,9 +322,8 @@ public final class Drill implements Callable<Integer> {
 
     // ---- Ratis --------------------------------------------------------------------------------
 
-    private String publish() throws Exception {
-      Map<RaftPeerId, SnapshotOffload> offloads = new ConcurrentHashMap<>();
-      try (RatisCluster cluster = RatisCluster.builder(work.resolve("ratis")).peers(PEERS).groups(groups)
+    private String writeKeys() throws Exception {
+      cluster = RatisCluster.builder(work.resolve("ratis")).peers(PEERS).groups(groups)
           .properties(peer -> target.pluginProperties(new RaftProperties(), runId))
           .attach(server -> {
             SnapshotOffload offload = SnapshotOffload.builder(server.raftServer(), server.properties())
@@ -327,34 +331,41 @@ public final class Drill implements Callable<Integer> {
             offloads.put(server.id(), offload);
             return offload;
           })
-          .build().start()) {
-        ports = cluster.ports();
-        cluster.awaitLeaders(LEADERS);
-        inParallel(cluster.groupIds(), group -> publishGroup(cluster, offloads, group));
-      }
-      long live = expected.values().stream().mapToLong(e -> e.served().size() + e.absent().size()).sum()
-          - (long) keys * groups;
-      return count(groups, "group") + ", 2 generations each, " + keys + " keys per group before the newest, " + live
-          + " writes while it was published";
+          .build().start();
+      ports = cluster.ports();
+      cluster.awaitLeaders(LEADERS);
+      inParallel(cluster.groupIds(), this::firstGeneration);
+      return count(groups, "group") + ": " + keys + " keys each, a first generation published after half of them;"
+          + " a client keeps writing to each";
     }
 
     /**
-     * A first generation of the group, then more keys and a second one published while a client keeps
-     * writing: the restore must pick the newest and serve exactly what it covers.
+     * Half the keys, a first generation, the other half, then a client that keeps writing: the restore
+     * must pick the newest generation and serve exactly what it covers.
      */
-    private void publishGroup(RatisCluster cluster, Map<RaftPeerId, SnapshotOffload> offloads, RaftGroupId group)
-        throws IOException {
-      SortedMap<String, String> before = new TreeMap<>(cluster.writeKeys(group, keys / 2, "a-"));
+    private void firstGeneration(RaftGroupId group) throws IOException {
+      SortedMap<String, String> keysOf = new TreeMap<>(cluster.writeKeys(group, keys / 2, "a-"));
       cluster.snapshot(group);
       published(group, offloads.get(cluster.leaderOf(group)).publishNow(group));
-      before.putAll(cluster.writeKeys(group, keys - keys / 2, "b-"));
-      try (LiveWriter writer = new LiveWriter(cluster.client(group), "live-")) {
-        writer.awaitMore(20, Duration.ofSeconds(30));
+      keysOf.putAll(cluster.writeKeys(group, keys - keys / 2, "b-"));
+      written.put(group, keysOf);
+      LiveWriter writer = new LiveWriter(cluster.client(group), "live-");
+      writers.put(group, writer);
+      writer.awaitMore(20, Duration.ofSeconds(30));
+    }
+
+    private String publish() throws Exception {
+      inParallel(cluster.groupIds(), group -> {
+        LiveWriter writer = writers.get(group);
         cluster.snapshot(group);
         PublishResult.Published newest = published(group, offloads.get(cluster.leaderOf(group)).publishNow(group));
-        writer.awaitMore(20, Duration.ofSeconds(30));
-        expect(group, newest, before, writer.stop());
-      }
+        writer.awaitMore(20, Duration.ofSeconds(30)); // so that some writes are not covered
+        expect(group, newest, written.get(group), writer.stop());
+      });
+      long live = expected.values().stream().mapToLong(e -> e.served().size() + e.absent().size()).sum()
+          - (long) keys * groups;
+      return "the newest generation of " + count(groups, "group") + " taken and published by its leader while "
+          + live + " writes were acknowledged";
     }
 
     private PublishResult.Published published(RaftGroupId group, PublishResult result) throws IOException {
@@ -476,10 +487,10 @@ public final class Drill implements Callable<Integer> {
 
     private String destroy() throws IOException {
       List<String> done = new ArrayList<>();
-      if (ports != null) {
-        // The cluster was stopped when publishing ended; now its storage goes.
+      if (cluster != null) {
+        stopCluster();
         TempDirs.delete(work.resolve("ratis"));
-        done.add("the cluster's storage deleted");
+        done.add("the cluster stopped and its storage deleted");
       }
       if (kafka != null) {
         kafka.close();
@@ -524,6 +535,16 @@ public final class Drill implements Callable<Integer> {
 
     // ---- the command line and clean-up --------------------------------------------------------
 
+    /** Stops the writers, then every server of the published cluster. */
+    private void stopCluster() throws IOException {
+      for (LiveWriter writer : writers.values()) {
+        writer.close();
+      }
+      writers.clear();
+      cluster.close();
+      cluster = null;
+    }
+
     /** Runs {@code offload} in this JVM, exactly as an operator would on the command line. */
     private void offload(List<String> args) throws IOException {
       out.println("   $ offload " + String.join(" ", args));
@@ -537,6 +558,12 @@ public final class Drill implements Callable<Integer> {
     @Override
     public void close() {
       Stream.<Report.Work>of(
+          () -> {
+            if (cluster != null) {
+              stopCluster();
+            }
+            return null;
+          },
           () -> {
             if (restoredCluster != null) {
               restoredCluster.close();

@@ -40,7 +40,7 @@ class DrillTest {
     String out = run.output();
     assertEquals(0, run.code(), out);
     assertTrue(out.contains("RESULT: PASSED"), out);
-    for (String step : List.of("start servers", "write and publish", "write topic", "kafka backup", "destroy",
+    for (String step : List.of("start servers", "write keys", "publish", "write topic", "kafka backup", "destroy",
         "restore groups", "restart until serving", "verify keys", "kafka restore", "compare records",
         "recovery time")) {
       assertTrue(Pattern.compile("(?m)^  " + step + " +[0-9]+\\.[0-9] s").matcher(out).find(), step + "\n" + out);
