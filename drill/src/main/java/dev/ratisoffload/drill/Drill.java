@@ -372,7 +372,9 @@ public final class Drill implements Callable<Integer> {
       if (result instanceof PublishResult.Published p) {
         return p;
       }
-      throw new IOException("the leader of group " + group.getUuid() + " did not publish: " + result);
+      String why = result instanceof PublishResult.Failed f ? f.message()
+          : ((PublishResult.Skipped) result).reason().label() + " " + ((PublishResult.Skipped) result).detail();
+      throw new IOException("the leader of group " + group.getUuid() + " did not publish: " + why);
     }
 
     private void expect(RaftGroupId group, PublishResult.Published generation, SortedMap<String, String> before,
@@ -588,7 +590,11 @@ public final class Drill implements Callable<Integer> {
           },
           () -> {
             if (!keep && s3 == null && target != null) {
-              out.println("deleted the run's " + target.deleteAll() + " objects from " + target);
+              try {
+                out.println("deleted the run's " + target.deleteAll() + " objects from " + target);
+              } catch (RuntimeException e) {
+                throw new IOException("the run's objects in " + target + " were not deleted: " + e.getMessage(), e);
+              }
             }
             return null;
           },

@@ -103,8 +103,10 @@ final class Report {
           s.outcome() == Outcome.SKIPPED ? "-" : seconds(s.took()));
       out.println(s.outcome() == Outcome.OK ? time : time + "  " + s.outcome().name().toLowerCase(Locale.ROOT));
     }
-    out.printf(Locale.ROOT, "  %-26s %9s  (%s)%n", "recovery time", seconds(total(recoverySteps)),
-        String.join(" + ", recoverySteps));
+    boolean recovered = steps.stream().filter(s -> recoverySteps.contains(s.name()))
+        .allMatch(s -> s.outcome() == Outcome.OK);
+    out.printf(Locale.ROOT, "  %-26s %9s  (%s)%n", "recovery time", recovered ? seconds(total(recoverySteps)) : "-",
+        String.join(" + ", recoverySteps) + (recovered ? "" : ": not every one of them succeeded"));
     out.println();
     if (passed()) {
       out.println("RESULT: PASSED: every key of the published generations and every backed-up record was restored"

@@ -65,6 +65,8 @@ record StoreTarget(StoreUri uri, String endpoint, String region, String profile,
       OffloadConfigKeys.S3.setProfile(p, profile);
     }
     OffloadConfigKeys.S3.setPathStyle(p, pathStyle);
+    // An unreachable or read-only store fails the drill at start, naming the store, not at the first publish.
+    OffloadConfigKeys.Preflight.setRequired(p, true);
     return p;
   }
 
