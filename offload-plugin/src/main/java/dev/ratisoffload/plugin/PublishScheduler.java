@@ -1,5 +1,6 @@
 package dev.ratisoffload.plugin;
 
+import dev.ratisoffload.io.Niceness;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
@@ -128,9 +129,18 @@ final class PublishScheduler implements AutoCloseable {
   }
 
   static java.util.concurrent.ThreadFactory daemon(String name) {
+    return daemon(name, 0);
+  }
+
+  /** Daemon threads named {@code name-N}, each at the given nice value (see {@link Niceness}). */
+  static java.util.concurrent.ThreadFactory daemon(String name, int nice) {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
-      Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+      Runnable body = nice == 0 ? runnable : () -> {
+        Niceness.lowerCurrentThread(nice);
+        runnable.run();
+      };
+      Thread thread = new Thread(body, name + "-" + count.incrementAndGet());
       thread.setDaemon(true);
       return thread;
     };
