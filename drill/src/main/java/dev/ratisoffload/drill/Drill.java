@@ -345,8 +345,7 @@ public final class Drill implements Callable<Integer> {
      */
     private void firstGeneration(RaftGroupId group) throws IOException {
       SortedMap<String, String> keysOf = new TreeMap<>(cluster.writeKeys(group, keys / 2, "a-"));
-      cluster.snapshot(group);
-      published(group, offloads.get(cluster.leaderOf(group)).publishNow(group));
+      snapshotAndPublish(group);
       keysOf.putAll(cluster.writeKeys(group, keys - keys / 2, "b-"));
       written.put(group, keysOf);
       LiveWriter writer = new LiveWriter(cluster.client(group), "live-");
@@ -357,8 +356,7 @@ public final class Drill implements Callable<Integer> {
     private String publish() throws Exception {
       inParallel(cluster.groupIds(), group -> {
         LiveWriter writer = writers.get(group);
-        cluster.snapshot(group);
-        PublishResult.Published newest = published(group, offloads.get(cluster.leaderOf(group)).publishNow(group));
+        PublishResult.Published newest = snapshotAndPublish(group);
         writer.awaitMore(20, Duration.ofSeconds(30)); // so that some writes are not covered
         expect(group, newest, written.get(group), writer.stop());
       });
@@ -368,9 +366,21 @@ public final class Drill implements Callable<Integer> {
           + live + " writes were acknowledged";
     }
 
-    private PublishResult.Published published(RaftGroupId group, PublishResult result) throws IOException {
-      if (result instanceof PublishResult.Published p) {
-        return p;
+    /**
+     * The leader takes a snapshot and its plugin publishes it. A publish skipped because leadership moved
+     * in between (an election on a busy machine) is tried again with the new leader.
+     */
+    private PublishResult.Published snapshotAndPublish(RaftGroupId group) throws IOException {
+      PublishResult result = null;
+      for (int attempt = 0; attempt < 3; attempt++) {
+        cluster.snapshot(group);
+        result = offloads.get(cluster.leaderOf(group)).publishNow(group);
+        if (result instanceof PublishResult.Published p) {
+          return p;
+        }
+        if (result instanceof PublishResult.Failed) {
+          break;
+        }
       }
       String why = result instanceof PublishResult.Failed f ? f.message()
           : ((PublishResult.Skipped) result).reason().label() + " " + ((PublishResult.Skipped) result).detail();
