@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.cli.ExitCodes;
 import dev.ratisoffload.cli.OffloadCommand;
+import dev.ratisoffload.cli.SelectionOptions;
+import dev.ratisoffload.cli.StoreOptions;
 import dev.ratisoffload.plugin.OffloadConfigKeys;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -144,6 +146,63 @@ class DocumentationDriftTest {
     }
     assertTrue(checked > 20, "found the documented command lines (" + checked + " flags)");
     assertEquals(Set.of(), problems, "flags the documentation uses that the commands do not have");
+  }
+
+  private static final Pattern SCRIPT_LINE = Pattern.compile("scripts/([a-z_]+)\\.java((?:[^\\n]*\\\\\\n)*[^\\n]*)");
+  private static final Pattern DECLARED_FLAG = Pattern.compile("\"(--[a-z][a-z0-9-]*)\"");
+
+  /**
+   * Every flag used after a documented {@code scripts/NAME.java} is declared by that script, by the shared
+   * sources in {@code scripts/lib/}, or by the command line's option classes the scripts mix in.
+   */
+  @Test
+  void everyDocumentedScriptFlagExists() throws Exception {
+    Set<String> shared = new TreeSet<>();
+    for (Class<?> options : List.of(StoreOptions.class, SelectionOptions.class)) {
+      for (Field field : options.getDeclaredFields()) {
+        CommandLine.Option option = field.getAnnotation(CommandLine.Option.class);
+        if (option != null) {
+          shared.addAll(List.of(option.names()));
+        }
+      }
+    }
+    try (Stream<Path> lib = Files.list(ProjectFiles.root().resolve("scripts/lib"))) {
+      for (Path source : lib.toList()) {
+        shared.addAll(declaredFlags(source));
+      }
+    }
+    Set<String> problems = new TreeSet<>();
+    int checked = 0;
+    for (Path doc : documents()) {
+      Matcher line = SCRIPT_LINE.matcher(Files.readString(doc));
+      while (line.find()) {
+        Path script = ProjectFiles.root().resolve("scripts/" + line.group(1) + ".java");
+        if (!Files.isRegularFile(script)) {
+          problems.add(ProjectFiles.root().relativize(doc) + ": no script " + script.getFileName());
+          continue;
+        }
+        Set<String> known = new TreeSet<>(shared);
+        known.addAll(declaredFlags(script));
+        Matcher flag = FLAG.matcher(line.group(2));
+        while (flag.find()) {
+          checked++;
+          if (!known.contains(flag.group())) {
+            problems.add(ProjectFiles.root().relativize(doc) + ": " + line.group(1) + " " + flag.group());
+          }
+        }
+      }
+    }
+    assertTrue(checked > 5, "found the documented script lines (" + checked + " flags)");
+    assertEquals(Set.of(), problems, "flags the documentation gives scripts that do not have them");
+  }
+
+  private static Set<String> declaredFlags(Path source) throws IOException {
+    Set<String> flags = new TreeSet<>();
+    Matcher m = DECLARED_FLAG.matcher(Files.readString(source));
+    while (m.find()) {
+      flags.add(m.group(1));
+    }
+    return flags;
   }
 
   /** {@code mvn ... -pl drill ... -Dexec.args="..."}, possibly continued with a backslash: the drill's arguments. */

@@ -16,13 +16,13 @@ import org.apache.ratis.util.TimeDuration;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** Parsers for the flags' values; each failure names what was expected. */
-final class Converters {
+/** Parsers for the flags' values; each failure names what was expected. Scripts use them too. */
+public final class Converters {
 
   private Converters() {}
 
   /** An ISO-8601 instant ({@code 2026-05-01T12:00:00Z}), with an offset, or a date (its start, UTC). */
-  static final class Time implements ITypeConverter<Instant> {
+  public static final class Time implements ITypeConverter<Instant> {
     @Override
     public Instant convert(String text) {
       try {
@@ -40,7 +40,7 @@ final class Converters {
   }
 
   /** A duration as Ratis writes them: {@code 100ms}, {@code 30s}, {@code 15min}, {@code 24h}. */
-  static final class RatisDuration implements ITypeConverter<Duration> {
+  public static final class RatisDuration implements ITypeConverter<Duration> {
     private static final Pattern WITH_UNIT = Pattern.compile("\\s*[0-9]+\\s*[A-Za-z]+\\s*");
 
     @Override
@@ -61,7 +61,7 @@ final class Converters {
   }
 
   /** A group's UUID, in any case; written lowercase as Ratis names its directory. */
-  static final class Group implements ITypeConverter<String> {
+  public static final class Group implements ITypeConverter<String> {
     @Override
     public String convert(String text) {
       try {
@@ -74,7 +74,7 @@ final class Converters {
   }
 
   /** A cluster id as the plugin's offload.cluster.id accepts it. */
-  static final class Cluster implements ITypeConverter<String> {
+  public static final class Cluster implements ITypeConverter<String> {
     @Override
     public String convert(String text) {
       try {
@@ -86,7 +86,7 @@ final class Converters {
   }
 
   /** {@code id=host:port,id=host:port}: new addresses for peers, by id. */
-  static final class Peers implements ITypeConverter<Map<String, String>> {
+  public static final class Peers implements ITypeConverter<Map<String, String>> {
     private static final Pattern ADDRESS = Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):([0-9]{1,5})");
 
     @Override

@@ -72,7 +72,21 @@ public final class OffloadCommand implements Runnable {
     return run(new OffloadCommand(), out, err, args);
   }
 
-  static int run(OffloadCommand command, PrintWriter out, PrintWriter err, String... args) {
+  /** Runs the command line with its output and errors sent to these writers; returns the exit code. */
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
+    return run(new OffloadCommand(), out, err, args);
+  }
+
+  /**
+   * Runs another picocli command, such as one of the scripts in {@code scripts/}, the way {@code offload}
+   * runs its own: the same exit codes ({@link ExitCodes}) for the same failures, a usage error or a
+   * failure as one line on stderr, the stack trace only with {@code --verbose}.
+   */
+  public static int runCommand(Object command, String... args) {
+    return run(command, new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
+  }
+
+  static int run(Object command, PrintWriter out, PrintWriter err, String... args) {
     if (Arrays.asList(args).contains("--verbose")) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
     }

@@ -97,9 +97,10 @@ public final class StoreOptions {
 
   /**
    * Opens the store. A directory store whose directory is missing is reported as unavailable: that is
-   * what an unmounted volume looks like, and an empty listing would hide it.
+   * what an unmounted volume looks like, and an empty listing would hide it. Scripts that take the same
+   * flags (as a picocli {@code @Mixin}) open their store with it.
    */
-  ObjectStore open() {
+  public ObjectStore open() {
     StoreUri uri = uri();
     S3Settings settings = s3Settings();
     if ("file".equals(uri.scheme())) {

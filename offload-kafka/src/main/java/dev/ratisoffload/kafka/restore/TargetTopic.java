@@ -77,9 +77,23 @@ final class TargetTopic implements AutoCloseable {
     return !"LogAppendTime".equals(configs.get(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG));
   }
 
+  /** Creates the topic and waits until the cluster describes it with every partition. */
   void create(int partitions, short replicationFactor, Map<String, String> configs) {
     NewTopic newTopic = new NewTopic(topic, partitions, replicationFactor).configs(configs);
     await(admin.createTopics(List.of(newTopic)).all(), "create topic");
+    long deadline = System.nanoTime() + settings.brokerTimeout().toNanos();
+    while (!partitions().equals(Optional.of(partitions))) {
+      if (System.nanoTime() > deadline) {
+        throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(),
+            "describe the topic " + topic + " just created", null);
+      }
+      try {
+        Thread.sleep(50); // metadata reaches the brokers shortly after the controller created the topic
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KafkaOffloadException(Kind.UNAVAILABLE, "interrupted while waiting for topic " + topic, e);
+      }
+    }
   }
 
   /** Each partition's high watermark: where the next record goes. */
