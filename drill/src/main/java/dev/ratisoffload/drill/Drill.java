@@ -22,6 +22,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -430,12 +431,16 @@ public final class Drill implements Callable<Integer> {
     }
 
     private String verifyKeys() throws Exception {
-      inParallel(expected.keySet(), group -> verifyGroup(group, expected.get(group)));
+      Map<RaftGroupId, String> verified = new ConcurrentHashMap<>();
+      inParallel(expected.keySet(), group -> verifyGroup(group, expected.get(group))
+          .ifPresent(line -> verified.put(group, line)));
+      expected.keySet().stream().filter(verified::containsKey).forEach(g -> report.verified(verified.get(g)));
       long served = expected.values().stream().mapToLong(x -> x.served().size()).sum();
       return served + " keys of " + count(expected.size(), "group") + " checked";
     }
 
-    private void verifyGroup(RaftGroupId group, Expected want) throws IOException {
+    /** Checks one restored group; returns what it verified when it found no problem. */
+    private Optional<String> verifyGroup(RaftGroupId group, Expected want) throws IOException {
       List<String> asked = new ArrayList<>(want.served().keySet());
       asked.addAll(want.absent().keySet());
       SortedMap<String, String> found = restoredCluster.readKeys(group, asked);
@@ -471,11 +476,12 @@ public final class Drill implements Callable<Integer> {
       if (!writes) {
         report.problem("group " + group.getUuid() + ": a write after the restore cannot be read back");
       }
-      if (wrong == 0 && unexpected.isEmpty() && count == want.served().size() && writes) {
-        report.verified(String.format("group %s: all %d keys up to index %d served with their values, %d keys"
-            + " in all; the %d writes acknowledged after it absent, as expected; new writes accepted",
-            group.getUuid(), want.served().size(), want.index(), count, want.absent().size()));
+      if (wrong > 0 || !unexpected.isEmpty() || count != want.served().size() || !writes) {
+        return Optional.empty();
       }
+      return Optional.of(String.format("group %s: all %d keys up to index %d served with their values, %d keys"
+          + " in all; the %d writes acknowledged after it absent, as expected; new writes accepted",
+          group.getUuid(), want.served().size(), want.index(), count, want.absent().size()));
     }
 
     // ---- Kafka --------------------------------------------------------------------------------
