@@ -1,144 +1,631 @@
 package dev.ratisoffload.drill;
 
-import dev.ratisoffload.format.GenerationReader;
-import dev.ratisoffload.format.Manifest;
-import dev.ratisoffload.plugin.OffloadConfigKeys;
+import dev.ratisoffload.cli.OffloadCommand;
 import dev.ratisoffload.plugin.SnapshotOffload;
 import dev.ratisoffload.publish.PublishResult;
-import dev.ratisoffload.store.ObjectStore;
-import dev.ratisoffload.store.S3Settings;
-import dev.ratisoffload.store.StoreUri;
-import dev.ratisoffload.store.Stores;
+import dev.ratisoffload.testkit.EmbeddedKafka;
 import dev.ratisoffload.testkit.EmbeddedS3;
 import dev.ratisoffload.testkit.RatisCluster;
+import dev.ratisoffload.testkit.TempDirs;
 import io.prometheus.client.CollectorRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
- * The project's main job on embedded defaults: a 3-peer reference cluster with several groups on
- * loopback, writes, snapshots, and generations published by each group's leader to an embedded S3
- * server and to a directory; then every generation is read back and verified.
+ * The project's main job: a disaster-recovery drill, end to end. A 3-peer reference cluster with
+ * several groups publishes generations through the offload plugin while clients write; a Kafka topic
+ * is backed up into the same store with {@code offload kafka backup}; then everything is destroyed
+ * and brought back with {@code offload restore} and {@code offload kafka restore}, exactly as an
+ * operator runs them, and every key and record is checked against what the backups cover. It prints a
+ * report of what was restored and verified and how long each step took, and exits 0 only when
+ * everything matched.
+ *
+ * <p>By default the store is an embedded S3 server (S3Proxy) and the broker an embedded Kafka, both on
+ * 127.0.0.1; {@code --store} and {@code --bootstrap-server} point the same drill at real ones. Every
+ * run keeps its data under a prefix, cluster id and topic of its own (its run id).
  */
-public final class Drill {
+@Command(name = "drill",
+    description = {
+        "Runs a disaster-recovery drill: a 3-peer Ratis cluster publishes its groups' snapshots to the store "
+            + "while clients write, a Kafka topic is backed up into the same store, everything is destroyed, "
+            + "restored with offload restore and offload kafka restore, and every key and record is checked.",
+        "Defaults: an embedded S3 server and an embedded Kafka broker on 127.0.0.1. A run keeps its data "
+            + "under <store>/<run id>, cluster id <run id> and topic <run id>, and deletes it at the end "
+            + "(unless --keep)."},
+    footerHeading = "%nExit codes:%n",
+    footer = {
+        "  0  everything was restored and matched",
+        "  1  a step failed or a check found a difference (the report says which)",
+        "  2  invalid invocation",
+        "",
+        "Examples:",
+        "  mvn -B -q -DskipTests -pl drill -am package exec:java",
+        "  mvn -B -q -DskipTests -pl drill -am package exec:java \\",
+        "      -Dexec.args=\"--store s3://my-backups/drills --region eu-west-1 --bootstrap-server kafka1:9092\""})
+public final class Drill implements Callable<Integer> {
 
-  private static final String CLUSTER_ID = "drill";
-  private static final int GROUPS = 3;
-  private static final int KEYS = 2000;
+  static final int PEERS = 3;
+  static final Duration LEADERS = Duration.ofSeconds(60);
+  /** The recovery steps: what an operator waits for between deciding to restore and serving again. */
+  static final List<String> RECOVERY = List.of("restore groups", "restart until serving", "kafka restore");
 
-  private final PrintStream out = System.out;
+  @Spec
+  private CommandSpec spec;
 
-  public static void main(String[] args) throws Exception {
-    System.exit(new Drill().run());
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+  boolean help;
+
+  @Option(names = "--store", paramLabel = "URI",
+      description = "Store to back up into: s3://bucket/prefix or file:///path (the run writes under "
+          + "<URI>/<run id>). Default: an embedded S3 server.")
+  String store;
+
+  @Option(names = "--endpoint", paramLabel = "URL", description = "S3-compatible endpoint of --store.")
+  String endpoint;
+
+  @Option(names = "--region", paramLabel = "REGION", description = "S3 region of --store.")
+  String region;
+
+  @Option(names = "--profile", paramLabel = "NAME",
+      description = "Profile of the AWS config files for the credentials of --store.")
+  String profile;
+
+  @Option(names = "--path-style", description = "Path-style requests to --store.")
+  boolean pathStyle;
+
+  @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT",
+      description = "Kafka brokers to back up a topic from and restore it to (the run creates and deletes its own"
+          + " topics). Default: an embedded broker.")
+  String bootstrapServer;
+
+  @Option(names = "--groups", paramLabel = "N", defaultValue = "3",
+      description = "Raft groups of the cluster (default ${DEFAULT-VALUE}).")
+  int groups;
+
+  @Option(names = "--keys", paramLabel = "N", defaultValue = "1000",
+      description = "Keys written to each group before its last snapshot (default ${DEFAULT-VALUE}); clients "
+          + "keep writing while it is published.")
+  int keys;
+
+  @Option(names = "--partitions", paramLabel = "N", defaultValue = "3",
+      description = "Partitions of the topic (default ${DEFAULT-VALUE}).")
+  int partitions;
+
+  @Option(names = "--records", paramLabel = "N", defaultValue = "1000",
+      description = "Records written to each partition (default ${DEFAULT-VALUE}).")
+  int records;
+
+  @Option(names = "--verbose", description = "Print the logs of Ratis, Kafka and the S3 server too.")
+  boolean verbose;
+
+  @Option(names = "--keep",
+      description = "Keep the run's backups in --store and its restored topic on --bootstrap-server.")
+  boolean keep;
+
+  private final PrintStream out;
+
+  public Drill() {
+    this(System.out);
   }
 
-  int run() throws Exception {
+  Drill(PrintStream out) {
+    this.out = out;
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(System.out, args));
+  }
+
+  /** Runs the drill as {@link #main} does, printing to {@code out}; returns the exit code. */
+  static int run(PrintStream out, String... args) {
+    quietLibraries(Arrays.asList(args).contains("--verbose"));
+    return new CommandLine(new Drill(out)).setOut(new java.io.PrintWriter(out, true)).execute(args);
+  }
+
+  /** Keeps the very particular JUL logger configured (JUL holds loggers weakly). */
+  private static final java.util.logging.Logger GRPC = java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty.io.grpc");
+
+  /**
+   * The report is the drill's output: the servers' own logs (shutdown noise, start-up notices) only with
+   * --verbose. slf4j-simple reads these when it creates a logger, so they are set first; a level set by the
+   * caller wins.
+   */
+  private static void quietLibraries(boolean verbose) {
+    Map<String, String> levels = new LinkedHashMap<>();
+    levels.put("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "off");
+    for (String name : List.of("org.apache.ratis", "kafka", "org.apache.kafka", "state.change.logger", "org.gaul",
+        "org.eclipse.jetty", "org.jclouds", "jclouds")) {
+      levels.put("org.slf4j.simpleLogger.log." + name, verbose ? "warn" : "off");
+    }
+    levels.forEach((key, level) -> {
+      if (System.getProperty(key) == null) {
+        System.setProperty(key, level);
+      }
+    });
+    GRPC.setLevel(verbose ? java.util.logging.Level.INFO : java.util.logging.Level.WARNING);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    validate();
+    String runId = "drill-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-"
+        + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
     Path work = Files.createTempDirectory("offload-drill-");
-    out.println("Ratis snapshot offload: end-to-end run on embedded defaults (work dir " + work + ")");
-    try (EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"))) {
-      s3.createBucket("backups");
-      // The SDK's default credential chain reads these; a real node would use its own chain.
+    try (Run run = new Run(runId, work)) {
+      return run.execute() ? 0 : 1;
+    } finally {
+      TempDirs.delete(work);
+    }
+  }
+
+  private void validate() {
+    if (store == null && (endpoint != null || region != null || profile != null || pathStyle)) {
+      throw new ParameterException(spec.commandLine(),
+          "--endpoint, --region, --profile and --path-style describe --store: name the store too");
+    }
+    for (Map.Entry<String, Integer> e : Map.of("--groups", groups, "--keys", keys, "--partitions", partitions,
+        "--records", records).entrySet()) {
+      if (e.getValue() < 1) {
+        throw new ParameterException(spec.commandLine(), e.getKey() + " must be at least 1, not " + e.getValue());
+      }
+    }
+  }
+
+  /** Work on one item that may fail. */
+  @FunctionalInterface
+  interface ItemWork<T> {
+    void run(T item) throws Exception;
+  }
+
+  /** Runs the work on every item at once, each on a thread of its own, and fails with the first failure. */
+  static <T> void inParallel(Collection<T> items, ItemWork<T> work) throws Exception {
+    ExecutorService threads = Executors.newFixedThreadPool(Math.max(1, items.size()));
+    try {
+      List<Future<?>> all = new ArrayList<>();
+      for (T item : items) {
+        all.add(threads.submit(() -> {
+          work.run(item);
+          return null;
+        }));
+      }
+      for (Future<?> f : all) {
+        try {
+          f.get();
+        } catch (ExecutionException e) {
+          throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  /** "1 group", "3 groups". */
+  static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
+  }
+
+  /** What a group's newest generation covers: the keys a restore from it must serve, and must not. */
+  record Expected(long index, long term, SortedMap<String, String> served, SortedMap<String, String> absent) {}
+
+  /** One drill run: its servers, its data, and its report. */
+  private final class Run implements AutoCloseable {
+    private final String runId;
+    private final Path work;
+    private final String topic;
+    private final Report report = new Report(out);
+    private EmbeddedS3 s3;
+    private EmbeddedKafka kafka;
+    private StoreTarget target;
+    private String brokers;
+    private String restoredTopic;
+    private Map<RaftPeerId, Integer> ports;
+    private final Map<RaftGroupId, Expected> expected =
+        new ConcurrentSkipListMap<>(Comparator.comparing(g -> g.getUuid().toString()));
+    private SortedMap<Integer, List<TopicRecords.Stored>> backedUp;
+    private RatisCluster cluster;
+    private final Map<RaftPeerId, SnapshotOffload> offloads = new ConcurrentHashMap<>();
+    private final Map<RaftGroupId, SortedMap<String, String>> written = new ConcurrentHashMap<>();
+    private final Map<RaftGroupId, LiveWriter> writers = new ConcurrentHashMap<>();
+    private RatisCluster restoredCluster;
+    private boolean topicCreated;
+
+    Run(String runId, Path work) {
+      this.runId = runId;
+      this.work = work;
+      this.topic = runId;
+    }
+
+    boolean execute() {
+      out.println("Disaster-recovery drill " + runId + " (work dir " + work + ")");
+      boolean servers = report.step("start servers", true, this::startServers);
+      boolean wrote = report.step("write keys", servers, this::writeKeys);
+      boolean published = report.step("publish", wrote, this::publish);
+      boolean written = report.step("write topic", servers, this::writeTopic);
+      boolean backup = report.step("kafka backup", written, this::backupTopic);
+      boolean destroyed = report.step("destroy", servers, this::destroy);
+      boolean restored = report.step("restore groups", published && destroyed, this::restoreGroups);
+      boolean serving = report.step("restart until serving", restored, this::restart);
+      report.step("verify keys", serving, this::verifyKeys);
+      boolean topicRestored = report.step("kafka restore", backup && destroyed, this::restoreTopic);
+      report.step("compare records", topicRestored, this::compareRecords);
+      report.print(out, header(), RECOVERY);
+      return report.passed();
+    }
+
+    private List<String> header() {
+      List<String> lines = new ArrayList<>();
+      lines.add("run id   " + runId);
+      lines.add("store    " + (target == null ? "(none)" : target) + (s3 != null ? " (embedded S3Proxy)" : ""));
+      lines.add("kafka    " + (brokers == null ? "(none)" : brokers) + (kafka != null ? " (embedded broker)" : ""));
+      lines.add("cluster  " + PEERS + " peers, " + count(groups, "group") + ", cluster id " + runId);
+      return lines;
+    }
+
+    private String startServers() throws Exception {
+      // The S3 server and the broker start side by side: each takes seconds.
+      inParallel(List.of("s3", "kafka"), server -> {
+        if (server.equals("s3")) {
+          startStore();
+        } else if (bootstrapServer == null) {
+          kafka = EmbeddedKafka.start();
+        }
+      });
+      brokers = kafka != null ? kafka.bootstrapServers() : bootstrapServer;
+      return "store " + target + ", kafka " + brokers;
+    }
+
+    private void startStore() throws IOException {
+      if (store != null) {
+        target = StoreTarget.forRun(store, runId, endpoint, region, profile, pathStyle);
+        return;
+      }
+      s3 = EmbeddedS3.start(work.resolve("s3"));
+      s3.createBucket("drill");
+      // The AWS SDK's default credential chain, which the plugin and offload use, reads these.
       System.setProperty("aws.accessKeyId", s3.accessKey());
       System.setProperty("aws.secretAccessKey", s3.secretKey());
-      String s3Uri = "s3://backups/ratis";
-      String dirUri = work.resolve("directory-store").toUri().toString();
-      out.println("stores: " + s3Uri + " at " + s3.endpoint() + " (S3Proxy), and " + dirUri);
+      target = StoreTarget.forRun("s3://drill", runId, s3.endpoint().toString(), s3.region(), null, true);
+    }
 
-      Map<String, Map<RaftPeerId, SnapshotOffload>> offloads = Map.of(s3Uri, new ConcurrentHashMap<>(),
-          dirUri, new ConcurrentHashMap<>());
-      try (RatisCluster cluster = RatisCluster.builder(work.resolve("ratis")).peers(3).groups(GROUPS)
-          .attach(server -> attachBoth(server.raftServer(), server.properties(), server.id(), s3, s3Uri,
-              dirUri, offloads))
-          .build().start()) {
-        cluster.awaitLeaders(RatisCluster.DEFAULT_TIMEOUT);
-        out.printf("cluster: %d peers on 127.0.0.1, %d groups%n", cluster.peerIds().size(), GROUPS);
-        for (RaftGroupId group : cluster.groupIds()) {
-          cluster.writeKeys(group, KEYS, "key-");
-          long index = cluster.snapshot(group);
-          out.printf("  group %s: wrote %d keys, leader %s took a snapshot at index %d%n", group.getUuid(),
-              KEYS, cluster.leaderOf(group), index);
+    // ---- Ratis --------------------------------------------------------------------------------
+
+    private String writeKeys() throws Exception {
+      cluster = RatisCluster.builder(work.resolve("ratis")).peers(PEERS).groups(groups)
+          .properties(peer -> target.pluginProperties(new RaftProperties(), runId))
+          .attach(server -> {
+            SnapshotOffload offload = SnapshotOffload.builder(server.raftServer(), server.properties())
+                .registry(new CollectorRegistry()).withoutSchedule().attach();
+            offloads.put(server.id(), offload);
+            return offload;
+          })
+          .build().start();
+      ports = cluster.ports();
+      cluster.awaitLeaders(LEADERS);
+      inParallel(cluster.groupIds(), this::firstGeneration);
+      return count(groups, "group") + ": " + keys + " keys each, a first generation published after half of them;"
+          + " a client keeps writing to each";
+    }
+
+    /**
+     * Half the keys, a first generation, the other half, then a client that keeps writing: the restore
+     * must pick the newest generation and serve exactly what it covers.
+     */
+    private void firstGeneration(RaftGroupId group) throws IOException {
+      SortedMap<String, String> keysOf = new TreeMap<>(cluster.writeKeys(group, keys / 2, "a-"));
+      snapshotAndPublish(group);
+      keysOf.putAll(cluster.writeKeys(group, keys - keys / 2, "b-"));
+      written.put(group, keysOf);
+      LiveWriter writer = new LiveWriter(cluster.client(group), "live-");
+      writers.put(group, writer);
+      writer.awaitMore(20, Duration.ofSeconds(30));
+    }
+
+    private String publish() throws Exception {
+      inParallel(cluster.groupIds(), group -> {
+        LiveWriter writer = writers.get(group);
+        PublishResult.Published newest = snapshotAndPublish(group);
+        writer.awaitMore(20, Duration.ofSeconds(30)); // so that some writes are not covered
+        expect(group, newest, written.get(group), writer.stop());
+      });
+      long live = expected.values().stream().mapToLong(e -> e.served().size() + e.absent().size()).sum()
+          - (long) keys * groups;
+      return "the newest generation of " + count(groups, "group") + " taken and published by its leader while "
+          + live + " writes were acknowledged";
+    }
+
+    /**
+     * The leader takes a snapshot and its plugin publishes it. A publish skipped because leadership moved
+     * in between (an election on a busy machine) is tried again with the new leader.
+     */
+    private PublishResult.Published snapshotAndPublish(RaftGroupId group) throws IOException {
+      PublishResult result = null;
+      for (int attempt = 0; attempt < 3; attempt++) {
+        cluster.snapshot(group);
+        result = offloads.get(cluster.leaderOf(group)).publishNow(group);
+        if (result instanceof PublishResult.Published p) {
+          return p;
         }
-        out.println();
-        out.printf("%-10s %-36s %-5s %7s %5s %-9s %s%n", "store", "group", "peer", "index", "term",
-            "result", "uploaded of total bytes");
-        for (String uri : List.of(s3Uri, dirUri)) {
-          for (RaftPeerId peer : cluster.peerIds()) {
-            for (Map.Entry<RaftGroupId, PublishResult> e : offloads.get(uri).get(peer).publishNow().entrySet()) {
-              out.println(describe(uri.startsWith("s3") ? "s3" : "directory", e.getKey(), peer, e.getValue()));
-            }
+        if (result instanceof PublishResult.Failed) {
+          break;
+        }
+      }
+      String why = result instanceof PublishResult.Failed f ? f.message()
+          : ((PublishResult.Skipped) result).reason().label() + " " + ((PublishResult.Skipped) result).detail();
+      throw new IOException("the leader of group " + group.getUuid() + " did not publish: " + why);
+    }
+
+    private void expect(RaftGroupId group, PublishResult.Published generation, SortedMap<String, String> before,
+        SortedMap<String, LiveWriter.Ack> live) {
+      SortedMap<String, String> served = new TreeMap<>(before);
+      SortedMap<String, String> absent = new TreeMap<>();
+      live.forEach((key, ack) -> (ack.index() <= generation.id().index() ? served : absent).put(key, ack.value()));
+      expected.put(group, new Expected(generation.id().index(), generation.id().term(), served, absent));
+    }
+
+    private String restoreGroups() throws IOException {
+      Path root = work.resolve("restored");
+      for (RaftPeerId peer : ports.keySet()) {
+        List<String> args = new ArrayList<>(List.of("restore"));
+        args.addAll(target.flags());
+        args.addAll(List.of("--cluster", runId, "--data-dir", root.resolve(peer.toString()).toString(),
+            "--progress", "never"));
+        offload(args);
+      }
+      for (Map.Entry<RaftGroupId, Expected> e : expected.entrySet()) {
+        String snapshot = "snapshot." + e.getValue().term() + "_" + e.getValue().index();
+        for (RaftPeerId peer : ports.keySet()) {
+          Path file = root.resolve(peer.toString()).resolve(RatisCluster.groupDirName(e.getKey())).resolve("sm")
+              .resolve(snapshot);
+          if (!Files.isRegularFile(file)) {
+            throw new IOException("offload restore did not write " + file + ": not the newest generation");
+          }
+        }
+        report.restored(String.format("group %s: generation index %d (term %d) onto %d peers, %d keys",
+            e.getKey().getUuid(), e.getValue().index(), e.getValue().term(), ports.size(),
+            e.getValue().served().size()));
+      }
+      return count(expected.size(), "group") + " into the storage directories of " + ports.size() + " peers";
+    }
+
+    private String restart() throws IOException {
+      restoredCluster = RatisCluster.builder(work.resolve("restored")).existingStorage().ports(ports).build().start();
+      restoredCluster.awaitLeaders(LEADERS);
+      for (RaftGroupId group : restoredCluster.groupIds()) {
+        restoredCluster.readKeys(group, List.of("a-000000"));
+      }
+      return count(restoredCluster.groupIds().size(), "group") + " elected leaders and answer reads";
+    }
+
+    private String verifyKeys() throws Exception {
+      Map<RaftGroupId, String> verified = new ConcurrentHashMap<>();
+      inParallel(expected.keySet(), group -> verifyGroup(group, expected.get(group))
+          .ifPresent(line -> verified.put(group, line)));
+      expected.keySet().stream().filter(verified::containsKey).forEach(g -> report.verified(verified.get(g)));
+      long served = expected.values().stream().mapToLong(x -> x.served().size()).sum();
+      return served + " keys of " + count(expected.size(), "group") + " checked";
+    }
+
+    /** Checks one restored group; returns what it verified when it found no problem. */
+    private Optional<String> verifyGroup(RaftGroupId group, Expected want) throws IOException {
+      List<String> asked = new ArrayList<>(want.served().keySet());
+      asked.addAll(want.absent().keySet());
+      SortedMap<String, String> found = restoredCluster.readKeys(group, asked);
+      int wrong = 0;
+      for (Map.Entry<String, String> e : want.served().entrySet()) {
+        if (!e.getValue().equals(found.get(e.getKey()))) {
+          wrong++;
+          if (wrong <= 5) {
+            report.problem("group " + group.getUuid() + ": key " + e.getKey() + " is "
+                + (found.containsKey(e.getKey()) ? "'" + found.get(e.getKey()) + "'" : "missing")
+                + ", expected '" + e.getValue() + "'");
           }
         }
       }
-      out.println();
-      int problems = verify(StoreUri.parse(s3Uri), settings(s3)) + verify(StoreUri.parse(dirUri), settings(s3));
-      out.println(problems == 0 ? "every generation verified" : problems + " generations failed verification");
-      return problems == 0 ? 0 : 3;
-    }
-  }
-
-  private static AutoCloseable attachBoth(org.apache.ratis.server.RaftServer server, RaftProperties base,
-      RaftPeerId id, EmbeddedS3 s3, String s3Uri, String dirUri,
-      Map<String, Map<RaftPeerId, SnapshotOffload>> offloads) {
-    List<SnapshotOffload> attached = new ArrayList<>();
-    for (String uri : List.of(s3Uri, dirUri)) {
-      RaftProperties p = new RaftProperties(base);
-      OffloadConfigKeys.Store.setUri(p, uri);
-      OffloadConfigKeys.Cluster.setId(p, CLUSTER_ID);
-      OffloadConfigKeys.S3.setEndpoint(p, s3.endpoint().toString());
-      OffloadConfigKeys.S3.setPathStyle(p, true);
-      SnapshotOffload offload = SnapshotOffload.builder(server, p).registry(new CollectorRegistry())
-          .withoutSchedule().attach();
-      offloads.get(uri).put(id, offload);
-      attached.add(offload);
-    }
-    return () -> {
-      for (SnapshotOffload offload : attached) {
-        offload.close();
+      if (wrong > 5) {
+        report.problem("group " + group.getUuid() + ": " + wrong + " keys wrong or missing in all");
       }
-    };
-  }
-
-  private static S3Settings settings(EmbeddedS3 s3) {
-    return S3Settings.builder().endpoint(s3.endpoint()).pathStyle(true).build();
-  }
-
-  private static String describe(String store, RaftGroupId group, RaftPeerId peer, PublishResult result) {
-    if (result instanceof PublishResult.Published p) {
-      return String.format("%-10s %-36s %-5s %7d %5d %-9s %d of %d", store, group.getUuid(), peer,
-          p.id().index(), p.id().term(), "published", p.uploadedBytes(), p.totalBytes());
+      List<String> unexpected = want.absent().keySet().stream().filter(found::containsKey).toList();
+      if (!unexpected.isEmpty()) {
+        report.problem("group " + group.getUuid() + ": " + unexpected.size() + " keys acknowledged after index "
+            + want.index() + " are served, e.g. " + unexpected.get(0));
+      }
+      long count;
+      try (var client = restoredCluster.client(group)) {
+        count = client.count();
+      }
+      if (count != want.served().size()) {
+        report.problem("group " + group.getUuid() + ": holds " + count + " keys, the generation covers "
+            + want.served().size());
+      }
+      SortedMap<String, String> after = restoredCluster.writeKeys(group, 1, "after-restore-");
+      boolean writes = after.equals(restoredCluster.readKeys(group, after.keySet()));
+      if (!writes) {
+        report.problem("group " + group.getUuid() + ": a write after the restore cannot be read back");
+      }
+      if (wrong > 0 || !unexpected.isEmpty() || count != want.served().size() || !writes) {
+        return Optional.empty();
+      }
+      return Optional.of(String.format("group %s: all %d keys up to index %d served with their values, %d keys"
+          + " in all; the %d writes acknowledged after it absent, as expected; new writes accepted",
+          group.getUuid(), want.served().size(), want.index(), count, want.absent().size()));
     }
-    if (result instanceof PublishResult.Skipped s) {
-      return String.format("%-10s %-36s %-5s %7s %5s %-9s %s", store, group.getUuid(), peer, "", "", "skipped",
-          s.reason().label());
-    }
-    return String.format("%-10s %-36s %-5s %7s %5s %-9s %s", store, group.getUuid(), peer, "", "", "FAILED",
-        ((PublishResult.Failed) result).message());
-  }
 
-  private int verify(StoreUri uri, S3Settings s3) throws IOException {
-    int problems = 0;
-    try (ObjectStore store = Stores.open(uri, s3)) {
-      GenerationReader reader = new GenerationReader(store);
-      for (GenerationReader.StoredGeneration g : reader.list("ratis/manifests/" + CLUSTER_ID + "/")) {
-        try {
-          Manifest m = reader.verify(g.id());
-          out.printf("verified %s: group %s index %d, %d file(s), %d bytes, published by %s%n", uri,
-              m.group(), m.index(), m.files().size(), m.totalBytes(), m.publisher().peer());
-        } catch (RuntimeException e) {
-          out.printf("FAILED %s: %s%n", uri, e.getMessage());
-          problems++;
+    // ---- Kafka --------------------------------------------------------------------------------
+
+    private String writeTopic() throws IOException {
+      TopicRecords.create(brokers, topic, partitions);
+      topicCreated = true;
+      long produced = TopicRecords.produce(brokers, topic, partitions, records);
+      backedUp = TopicRecords.readAll(brokers, topic);
+      return "topic " + topic + ": " + count(partitions, "partition") + ", " + produced + " records (keys, values, headers,"
+          + " timestamps; some null keys and values)";
+    }
+
+    private String backupTopic() throws IOException {
+      List<String> args = new ArrayList<>(List.of("kafka", "backup", "--bootstrap-server", brokers, "--topic", topic));
+      args.addAll(target.flags());
+      args.addAll(List.of("--cluster", runId, "--progress", "never"));
+      offload(args);
+      return "topic " + topic + " into " + target;
+    }
+
+    private String destroy() throws IOException {
+      List<String> done = new ArrayList<>();
+      if (cluster != null) {
+        stopCluster();
+        TempDirs.delete(work.resolve("ratis"));
+        done.add("the cluster stopped and its storage deleted");
+      }
+      if (kafka != null) {
+        kafka.close();
+        kafka = EmbeddedKafka.start();
+        brokers = kafka.bootstrapServers();
+        restoredTopic = topic;
+        done.add("the broker replaced by an empty one at " + brokers);
+      } else {
+        if (topicCreated) {
+          TopicRecords.deleteIfExists(brokers, topic);
+          topicCreated = false;
+          done.add("topic " + topic + " deleted");
         }
+        restoredTopic = topic + "-restored";
+      }
+      return String.join("; ", done);
+    }
+
+    private String restoreTopic() throws IOException {
+      List<String> args = new ArrayList<>(List.of("kafka", "restore"));
+      args.addAll(target.flags());
+      args.addAll(List.of("--cluster", runId, "--topic", topic, "--bootstrap-server", brokers,
+          "--target-topic", restoredTopic, "--offsets", "preserve", "--create-topic", "--progress", "never"));
+      offload(args);
+      return "topic " + topic + " into " + restoredTopic + " on " + brokers;
+    }
+
+    private String compareRecords() throws IOException {
+      SortedMap<Integer, List<TopicRecords.Stored>> actual = TopicRecords.readAll(brokers, restoredTopic);
+      List<String> differences = TopicRecords.differences(backedUp, actual);
+      long count = backedUp.values().stream().mapToLong(List::size).sum();
+      report.restored(String.format("topic %s as %s: %s, %d records", topic, restoredTopic,
+          count(actual.size(), "partition"), actual.values().stream().mapToLong(List::size).sum()));
+      if (differences.isEmpty()) {
+        report.verified(String.format("topic %s: all %d records of %s equal in offset, timestamp, key,"
+            + " value and headers", restoredTopic, count, count(backedUp.size(), "partition")));
+      } else {
+        differences.forEach(d -> report.problem("topic " + restoredTopic + ": " + d));
+      }
+      return count + " records compared, " + differences.size() + " differences";
+    }
+
+    // ---- the command line and clean-up --------------------------------------------------------
+
+    /** Stops the writers, then every server of the published cluster. */
+    private void stopCluster() throws IOException {
+      for (LiveWriter writer : writers.values()) {
+        writer.close();
+      }
+      writers.clear();
+      cluster.close();
+      cluster = null;
+    }
+
+    /** Runs {@code offload} in this JVM, exactly as an operator would on the command line. */
+    private void offload(List<String> args) throws IOException {
+      out.println("   $ offload " + String.join(" ", args));
+      int code = OffloadCommand.run(args.toArray(String[]::new));
+      if (code != 0) {
+        throw new IOException("offload " + args.get(0) + (args.get(0).equals("kafka") ? " " + args.get(1) : "")
+            + " exited " + code + " (its message is printed above)");
       }
     }
-    return problems;
+
+    @Override
+    public void close() {
+      Stream.<Report.Work>of(
+          () -> {
+            if (cluster != null) {
+              stopCluster();
+            }
+            return null;
+          },
+          () -> {
+            if (restoredCluster != null) {
+              restoredCluster.close();
+            }
+            return null;
+          },
+          () -> {
+            if (!keep && kafka == null && brokers != null) {
+              for (String t : topicCreated ? List.of(topic, restoredTopic) : List.of(restoredTopic)) {
+                if (t != null) {
+                  TopicRecords.deleteIfExists(brokers, t);
+                }
+              }
+            }
+            return null;
+          },
+          () -> {
+            if (kafka != null) {
+              kafka.close();
+            }
+            return null;
+          },
+          () -> {
+            if (!keep && s3 == null && target != null) {
+              try {
+                out.println("deleted the run's " + target.deleteAll() + " objects from " + target);
+              } catch (RuntimeException e) {
+                throw new IOException("the run's objects in " + target + " were not deleted: " + e.getMessage(), e);
+              }
+            }
+            return null;
+          },
+          () -> {
+            if (s3 != null) {
+              s3.close();
+            }
+            return null;
+          }).forEach(work -> {
+            try {
+              work.run();
+            } catch (Exception e) {
+              out.println("clean-up: " + e.getMessage());
+            }
+          });
+    }
   }
 }

@@ -215,6 +215,46 @@ class DocumentationDriftTest {
     return flags;
   }
 
+  /** {@code mvn ... -pl drill ... -Dexec.args="..."}, possibly continued with a backslash: the drill's arguments. */
+  private static final Pattern DRILL_LINE =
+      Pattern.compile("-pl drill (?:[^\\n]*\\\\\\n)*[^\\n]*?-Dexec\\.args=\"([^\"]*)\"");
+
+  /** Every flag a documented drill command line passes is an option of the drill. */
+  @Test
+  void everyDocumentedDrillFlagExists() throws Exception {
+    CommandLine drill = new CommandLine(new Drill());
+    Set<String> problems = new TreeSet<>();
+    int checked = 0;
+    for (Path doc : documents()) {
+      Matcher line = DRILL_LINE.matcher(Files.readString(doc));
+      while (line.find()) {
+        Matcher flag = FLAG.matcher(line.group(1));
+        while (flag.find()) {
+          checked++;
+          if (drill.getCommandSpec().findOption(flag.group()) == null) {
+            problems.add(ProjectFiles.root().relativize(doc) + ": drill " + flag.group());
+          }
+        }
+      }
+    }
+    assertTrue(checked >= 3, "found the documented drill command lines (" + checked + " flags)");
+    assertEquals(Set.of(), problems, "flags the documentation passes to the drill that it does not have");
+  }
+
+  /** Every option of the drill is in the README's table of them. */
+  @Test
+  void everyDrillOptionIsInTheReadme() throws Exception {
+    String readme = Files.readString(ProjectFiles.root().resolve("README.md"));
+    Set<String> undocumented = new TreeSet<>();
+    for (CommandLine.Model.OptionSpec option : new CommandLine(new Drill()).getCommandSpec().options()) {
+      String name = option.longestName();
+      if (!option.usageHelp() && !option.versionHelp() && !Pattern.compile("`" + name + "[ `]").matcher(readme).find()) {
+        undocumented.add(name);
+      }
+    }
+    assertEquals(Set.of(), undocumented, "drill options missing from the README");
+  }
+
   /** The exit-code tables list exactly the codes the command line defines. */
   @Test
   void documentedExitCodesExist() throws Exception {

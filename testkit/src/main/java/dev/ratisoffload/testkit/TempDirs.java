@@ -6,12 +6,13 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** Deleting the data directories the embedded servers create. */
-final class TempDirs {
+/** Deleting the data directories the embedded servers (and the drill) create. */
+public final class TempDirs {
 
   private TempDirs() {}
 
-  static void delete(Path dir) throws IOException {
+  /** Deletes a directory and everything in it; a missing directory is not an error. */
+  public static void delete(Path dir) throws IOException {
     if (!Files.exists(dir)) {
       return;
     }
