@@ -365,6 +365,7 @@ public final class RatisCluster implements AutoCloseable {
   public static final class Builder {
     private final Path rootDir;
     private int peerCount = 3;
+    private List<RaftPeerId> peerIds;
     private int groupCount = 1;
     private List<RaftGroupId> groupIds;
     private StateMachine.Registry stateMachines = groupId -> new KvStateMachine();
@@ -384,6 +385,16 @@ public final class RatisCluster implements AutoCloseable {
         throw new IllegalArgumentException("peers must be at least 1, got " + count);
       }
       this.peerCount = count;
+      this.peerIds = null;
+      return this;
+    }
+
+    /** These peer ids instead of p0, p1, ... (as many peers as ids), e.g. the ones a runbook names. */
+    public Builder peerIds(List<RaftPeerId> ids) {
+      if (ids.isEmpty()) {
+        throw new IllegalArgumentException("peerIds must name at least one peer");
+      }
+      this.peerIds = List.copyOf(ids);
       return this;
     }
 
@@ -457,8 +468,8 @@ public final class RatisCluster implements AutoCloseable {
         ids.addAll(existingDirs.keySet());
         dirs.putAll(existingDirs);
       } else {
-        for (int i = 0; i < peerCount; i++) {
-          final RaftPeerId id = RaftPeerId.valueOf("p" + i);
+        for (int i = 0; i < (peerIds != null ? peerIds.size() : peerCount); i++) {
+          final RaftPeerId id = peerIds != null ? peerIds.get(i) : RaftPeerId.valueOf("p" + i);
           ids.add(id);
           dirs.put(id, rootDir.resolve(id.toString()));
         }
