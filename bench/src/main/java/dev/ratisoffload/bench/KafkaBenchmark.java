@@ -119,10 +119,11 @@ final class KafkaBenchmark extends Benchmark {
       }
       last = bucket;
       out.printf("  backup run %d (%d B): consumer tool %s (tool's own figure %.0f records/s; CPU: tool %.1f s,"
-              + " broker %.1f s); ours %s, %d segments of %s (CPU: backup %.1f s, broker %.1f s, store %.1f s)%n",
+              + " broker %.1f s); ours %s, %d segments of %s, %.1f s waiting for the store (CPU: backup %.1f s,"
+              + " broker %.1f s, store %.1f s)%n",
           r, recordBytes, Best.describe(b, recordBytes), num(b, "toolRate"), num(b, "cpuSeconds"), brokerForTool,
           Best.describe(o, recordBytes), lng(o, "segments"), Benchmarks.mib(lng(o, "bytesStored")),
-          num(o, "cpuSeconds"), brokerForOurs, storeCpu);
+          num(o, "storeSeconds"), num(o, "cpuSeconds"), brokerForOurs, storeCpu);
     }
     double ratio = backup.rate / tool.rate;
     backups.add(new Row(String.format("kafka backup: %s records of %s, %d partitions, to S3", count(), bytes(recordBytes),
@@ -163,9 +164,10 @@ final class KafkaBenchmark extends Benchmark {
       broker.call("delete " + target);
       restore.add(o, recordBytes);
       out.printf("  restore run %d (%d B): producer tool %s (tool's own figure %.0f records/s; CPU: tool %.1f s,"
-              + " broker %.1f s); ours %s (CPU: restore %.1f s, broker %.1f s, store %.1f s)%n", r, recordBytes,
-          Best.describe(b, recordBytes), num(b, "toolRate"), num(b, "cpuSeconds"), brokerForTool,
-          Best.describe(o, recordBytes), num(o, "cpuSeconds"), brokerForOurs, storeCpu);
+              + " broker %.1f s); ours %s, verify pass and checks %.2f s (CPU: restore %.1f s, broker %.1f s, store"
+              + " %.1f s)%n", r, recordBytes, Best.describe(b, recordBytes), num(b, "toolRate"), num(b, "cpuSeconds"),
+          brokerForTool, Best.describe(o, recordBytes), num(o, "verifySeconds"), num(o, "cpuSeconds"), brokerForOurs,
+          storeCpu);
     }
     double ratio = restore.rate / tool.rate;
     restores.add(new Row(String.format("kafka restore: %s records of %s, %d partitions, preserve, verified", count(),

@@ -9,6 +9,7 @@ import dev.ratisoffload.kafka.restore.OffsetMode;
 import dev.ratisoffload.kafka.restore.RestoreListener;
 import dev.ratisoffload.kafka.restore.RestoreSettings;
 import dev.ratisoffload.kafka.restore.RestoreSummary;
+import dev.ratisoffload.store.ForwardingObjectStore;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.S3Settings;
 import dev.ratisoffload.store.StoreUri;
@@ -16,6 +17,8 @@ import dev.ratisoffload.store.Stores;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Our side of the Kafka benchmarks, in its own JVM: the library behind {@code offload kafka backup} and
@@ -35,8 +38,8 @@ public final class KafkaOffloadRun {
       Map<String, Object> reply = new LinkedHashMap<>();
       long cpuBefore = PublishPeer.processCpuNanos();
       long started = System.nanoTime();
-      try (ObjectStore store = Stores.open(StoreUri.parse("s3://" + words[3] + "/kafka"),
-          S3Settings.builder().endpoint(endpoint).pathStyle(true).build())) {
+      try (TimedStore store = new TimedStore(Stores.open(StoreUri.parse("s3://" + words[3] + "/kafka"),
+          S3Settings.builder().endpoint(endpoint).pathStyle(true).build()))) {
         switch (words[0]) {
           case "backup" -> {
             BackupSummary summary = new KafkaTopicBackup(BackupSettings.builder(words[1], words[2], CLUSTER).build(),
@@ -48,12 +51,20 @@ public final class KafkaOffloadRun {
             reply.put("segments", summary.segmentsStored());
             reply.put("bytesStored", summary.partitions().stream()
                 .mapToLong(BackupSummary.PartitionSummary::bytesStored).sum());
+            reply.put("storeSeconds", store.nanos.get() / 1e9);
           }
           case "restore" -> {
             RestoreSettings settings = RestoreSettings.builder(words[1], CLUSTER, words[2]).targetTopic(words[4])
                 .offsetMode(OffsetMode.PRESERVE).build();
-            RestoreSummary summary = new KafkaTopicRestore(settings, store, RestoreListener.NONE).run();
+            long[] sending = new long[1];
+            RestoreSummary summary = new KafkaTopicRestore(settings, store, new RestoreListener() {
+              @Override
+              public void sending(long records) {
+                sending[0] = System.nanoTime();
+              }
+            }).run();
             reply.put("records", summary.records());
+            reply.put("verifySeconds", (sending[0] - started) / 1e9);
           }
           default -> throw new IllegalArgumentException("unknown command " + words[0]);
         }
@@ -63,5 +74,28 @@ public final class KafkaOffloadRun {
       return reply;
     });
     System.exit(0);
+  }
+
+  /**
+   * The time requests to the store take: the backup makes them on its one thread, which reads no record
+   * meanwhile. (A get is counted until its stream opens, not while it is read.)
+   */
+  private static final class TimedStore extends ForwardingObjectStore {
+    final AtomicLong nanos = new AtomicLong();
+
+    TimedStore(ObjectStore delegate) {
+      super(delegate);
+    }
+
+    @Override
+    protected <T> T call(String key, Supplier<T> request) {
+      long started = System.nanoTime();
+      try {
+        return request.get();
+      } finally {
+        nanos.addAndGet(System.nanoTime() - started);
+      }
+    }
+
   }
 }
