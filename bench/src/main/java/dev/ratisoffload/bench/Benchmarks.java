@@ -21,14 +21,16 @@ import java.util.Set;
  * met.
  *
  * <pre>
- * --size small|full   small: a 32 MiB snapshot and 50 groups, for CI; full: 1 GiB and 1,000 groups
+ * --size small|full   small: a 32 MiB snapshot, 50 groups and Kafka topics of 50,000 records, for CI;
+ *                     full: 1 GiB, 1,000 groups and topics of 1,000,000 records
  * --only a,b          run only these benchmarks: publish (with incremental and restore), cost, kafka-backup,
  *                     kafka-restore (kafka: both), scale
  * --work DIR          where to keep data and the participants' logs (default: a new temporary directory)
  * --keep              keep the work directory
  * --rate N            client writes per second of the cost benchmark
  * --records N         records of each Kafka topic (default: 50,000 small, 1,000,000 full)
- * --profile           record JFR profiles of the publishing and restoring processes in the work directory
+ * --profile           record JFR profiles of the publishing and restoring processes, the Kafka broker, our
+ *                     Kafka side and Kafka's tools in the work directory
  * </pre>
  *
  * Benchmarks are not tests: the exit code is 0 whether or not targets are met, and non-zero only when
