@@ -21,12 +21,16 @@ import java.util.Set;
  * met.
  *
  * <pre>
- * --size small|full   small: a 32 MiB snapshot and 50 groups, for CI; full: 1 GiB and 1,000 groups
- * --only a,b          run only these benchmarks: publish (with incremental and restore), cost, scale
+ * --size small|full   small: a 32 MiB snapshot, 50 groups and Kafka topics of 50,000 records, for CI;
+ *                     full: 1 GiB, 1,000 groups and topics of 1,000,000 records
+ * --only a,b          run only these benchmarks: publish (with incremental and restore), cost, kafka-backup,
+ *                     kafka-restore (kafka: both), scale
  * --work DIR          where to keep data and the participants' logs (default: a new temporary directory)
  * --keep              keep the work directory
  * --rate N            client writes per second of the cost benchmark
- * --profile           record JFR profiles of the publishing and restoring processes in the work directory
+ * --records N         records of each Kafka topic (default: 50,000 small, 1,000,000 full)
+ * --profile           record JFR profiles of the publishing and restoring processes, the Kafka broker, our
+ *                     Kafka side and Kafka's tools in the work directory
  * </pre>
  *
  * Benchmarks are not tests: the exit code is 0 whether or not targets are met, and non-zero only when
@@ -34,7 +38,10 @@ import java.util.Set;
  */
 public final class Benchmarks {
 
-  static final Set<String> ALL = new LinkedHashSet<>(List.of("publish", "cost", "scale"));
+  static final Set<String> ALL = new LinkedHashSet<>(List.of("publish", "cost", "kafka-backup", "kafka-restore",
+      "scale"));
+  /** Names that stand for several benchmarks in {@code --only}. */
+  static final Map<String, List<String>> GROUPS = Map.of("kafka", List.of("kafka-backup", "kafka-restore"));
 
   private final PrintStream out;
   private final Size size;
@@ -63,23 +70,26 @@ public final class Benchmarks {
     boolean keep = false;
     boolean profile = false;
     int rate = 0;
+    int records = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--size" -> sizeName = args[++i];
-        case "--only" -> only = new LinkedHashSet<>(List.of(args[++i].split(",")));
+        case "--only" -> only = only(args[++i]);
         case "--work" -> work = Path.of(args[++i]);
         case "--keep" -> keep = true;
         case "--profile" -> profile = true;
         case "--rate" -> rate = Integer.parseInt(args[++i]);
+        case "--records" -> records = Integer.parseInt(args[++i]);
         default -> {
           out.println("unknown option " + args[i]
-              + "; usage: --size small|full [--only publish,cost,scale] [--work DIR] [--keep] [--rate N] [--profile]");
+              + "; usage: --size small|full [--only publish,cost,kafka,scale] [--work DIR] [--keep] [--rate N]"
+              + " [--records N] [--profile]");
           return 2;
         }
       }
     }
     if (!ALL.containsAll(only)) {
-      out.println("--only takes a list of " + ALL + ", not " + only);
+      out.println("--only takes a list of " + ALL + " (kafka: both kafka benchmarks), not " + only);
       return 2;
     }
     boolean ownsWork = work == null;
@@ -88,6 +98,9 @@ public final class Benchmarks {
       Size size = Size.of(sizeName);
       if (rate > 0) {
         size = size.withLoadRate(rate);
+      }
+      if (records > 0) {
+        size = size.withKafkaRecords(records);
       }
       new Benchmarks(out, size, only, work, profile).runAll();
       return 0;
@@ -100,8 +113,8 @@ public final class Benchmarks {
 
   void runAll() throws Exception {
     String started = ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-    out.printf("Benchmarks, size %s (snapshot %s in %d files, %d groups), started %s%n", size.name(),
-        size.snapshotText(), size.files(), size.groups(), started);
+    out.printf("Benchmarks, size %s (snapshot %s in %d files, %d groups, Kafka topics of %,d records), started %s%n",
+        size.name(), size.snapshotText(), size.files(), size.groups(), size.kafkaRecords(), started);
     out.printf("machine: %s%n", Machine.describe());
     out.printf("work directory: %s%n", work);
     try (EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"))) {
@@ -117,8 +130,17 @@ public final class Benchmarks {
       } else {
         rows.add(Row.notRun("cost: p99 write latency while publishing", "<= 1.25", "not run (--only)"));
       }
-      rows.add(Row.notRun("kafka backup", "(kafka work)", "not here: Kafka support is separate work"));
-      rows.add(Row.notRun("kafka restore", "(kafka work)", "not here: Kafka support is separate work"));
+      boolean kafkaBackup = only.contains("kafka-backup");
+      boolean kafkaRestore = only.contains("kafka-restore");
+      if (kafkaBackup || kafkaRestore) {
+        new KafkaBenchmark(setting, kafkaBackup, kafkaRestore).run();
+      }
+      if (!kafkaBackup) {
+        rows.add(Row.notRun("kafka backup", ">= 0.80", "not run (--only)"));
+      }
+      if (!kafkaRestore) {
+        rows.add(Row.notRun("kafka restore", ">= 0.80", "not run (--only)"));
+      }
       if (only.contains("scale")) {
         new ScaleBenchmark(setting).run();
       } else {
@@ -129,6 +151,15 @@ public final class Benchmarks {
     printTable(out, rows);
     out.println();
     notes.forEach(n -> out.println("note: " + n));
+  }
+
+  /** The benchmarks {@code --only} names, its group names expanded. */
+  static Set<String> only(String list) {
+    Set<String> names = new LinkedHashSet<>();
+    for (String name : list.split(",")) {
+      names.addAll(GROUPS.getOrDefault(name, List.of(name)));
+    }
+    return names;
   }
 
   static void printTable(PrintStream out, List<Row> rows) {

@@ -10,21 +10,26 @@ package dev.ratisoffload.bench;
  * @param reps runs of each throughput measurement (the best is kept: the machine is shared and noisy)
  * @param groups groups of the scale benchmark
  * @param loadRate client writes per second of the cost benchmark
+ * @param kafkaRecords records of each Kafka topic backed up and restored
  */
-record Size(String name, int files, long snapshotBytes, int reps, int groups, int loadRate) {
+record Size(String name, int files, long snapshotBytes, int reps, int groups, int loadRate, int kafkaRecords) {
 
   static final long MIB = 1024 * 1024;
 
   static Size of(String name) {
     return switch (name) {
-      case "small" -> new Size("small", 4, 32 * MIB, 1, 50, 20);
-      case "full" -> new Size("full", 8, 1024 * MIB, 3, 1000, 20);
+      case "small" -> new Size("small", 4, 32 * MIB, 1, 50, 20, 50_000);
+      case "full" -> new Size("full", 8, 1024 * MIB, 3, 1000, 20, 1_000_000);
       default -> throw new IllegalArgumentException("--size must be small or full, not " + name);
     };
   }
 
   Size withLoadRate(int rate) {
-    return new Size(name, files, snapshotBytes, reps, groups, rate);
+    return new Size(name, files, snapshotBytes, reps, groups, rate, kafkaRecords);
+  }
+
+  Size withKafkaRecords(int records) {
+    return new Size(name, files, snapshotBytes, reps, groups, loadRate, records);
   }
 
   long bytesPerFile() {

@@ -27,8 +27,10 @@ class BenchmarksSmokeTest {
     assertEquals(0, code, printed);
     List<String> table = printed.lines().filter(l -> l.startsWith("| ")).toList();
     for (String workload : List.of("| workload", "| publish ", "| incremental: append 1%",
-        "| incremental: rewrite a 1% region", "| restore ", "| cost: p99 write latency", "| kafka backup",
-        "| kafka restore", "| scale: 50 groups on one peer, first pass",
+        "| incremental: rewrite a 1% region", "| restore ", "| cost: p99 write latency",
+        "| kafka backup: 50k records of 100 B", "| kafka backup: 50k records of 1 KiB",
+        "| kafka restore: 50k records of 100 B", "| kafka restore: 50k records of 1 KiB",
+        "| scale: 50 groups on one peer, first pass",
         "| scale: most publishes writing to the store at once", "| scale: idle pass")) {
       assertTrue(table.stream().anyMatch(l -> l.startsWith(workload)), "no row " + workload + " in\n" + printed);
     }

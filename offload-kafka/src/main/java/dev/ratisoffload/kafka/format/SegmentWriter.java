@@ -11,7 +11,10 @@ import java.io.SequenceInputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import org.apache.kafka.common.Uuid;
@@ -34,7 +37,7 @@ public final class SegmentWriter {
   private final long firstOffset;
   private final String previousSha256;
   private final Codec codec;
-  private final ByteSink stored = new ByteSink();
+  private final BlockSink stored = new BlockSink();
   private final ByteSink scratch = new ByteSink();
   private final Deflater deflater;
   private final CountingOutputStream body;
@@ -175,9 +178,9 @@ public final class SegmentWriter {
         minTimestamp, maxTimestamp, body.count, stored.size(), previousSha256, null);
     MessageDigest sha = Hashes.sha256();
     sha.update(header.encodeHashedPart());
-    sha.update(stored.array(), 0, stored.size());
+    stored.forEachBlock(sha::update);
     header = header.withSha256(Hashes.hex(sha.digest()));
-    return new EncodedSegment(header, new SegmentContent(header.encode(), stored.array(), stored.size()));
+    return new EncodedSegment(header, new SegmentContent(header.encode(), stored));
   }
 
   /** Drops the segment without writing it. */
@@ -224,34 +227,97 @@ public final class SegmentWriter {
   /** The object: header then body, streamed from memory without joining them into one array. */
   private static final class SegmentContent extends Content {
     private final byte[] header;
-    private final byte[] body;
-    private final int bodyLength;
+    private final BlockSink body;
 
-    SegmentContent(byte[] header, byte[] body, int bodyLength) {
+    SegmentContent(byte[] header, BlockSink body) {
       this.header = header;
       this.body = body;
-      this.bodyLength = bodyLength;
     }
 
     @Override
     public long size() {
-      return header.length + (long) bodyLength;
+      return header.length + body.size();
     }
 
     @Override
     public InputStream open() {
-      return new SequenceInputStream(new ByteArrayInputStream(header), new ByteArrayInputStream(body, 0, bodyLength));
+      List<InputStream> parts = new ArrayList<>();
+      parts.add(new ByteArrayInputStream(header));
+      body.forEachBlock((block, offset, length) -> parts.add(new ByteArrayInputStream(block, offset, length)));
+      return new SequenceInputStream(Collections.enumeration(parts));
     }
 
     @Override
     public byte[] toByteArray() {
-      byte[] all = Arrays.copyOf(header, header.length + bodyLength);
-      System.arraycopy(body, 0, all, header.length, bodyLength);
+      byte[] all = Arrays.copyOf(header, Math.toIntExact(size()));
+      int[] at = {header.length};
+      body.forEachBlock((block, offset, length) -> {
+        System.arraycopy(block, offset, all, at[0], length);
+        at[0] += length;
+      });
       return all;
     }
   }
 
-  /** A growable buffer whose array is shared, not copied, when the segment is finished. */
+  /**
+   * The compressed body, in blocks that double from 8 KiB up to 256 KiB: it grows without copying what
+   * it holds, and no block is large enough to be a humongous object for G1 in a small heap.
+   */
+  private static final class BlockSink extends OutputStream {
+    private static final int FIRST_BLOCK = 8 * 1024;
+    private static final int MAX_BLOCK = 256 * 1024;
+    private final List<byte[]> blocks = new ArrayList<>();
+    private byte[] current;
+    private int used;
+    private long size;
+
+    @Override
+    public void write(int b) {
+      if (current == null || used == current.length) {
+        nextBlock();
+      }
+      current[used++] = (byte) b;
+      size++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      while (len > 0) {
+        if (current == null || used == current.length) {
+          nextBlock();
+        }
+        int n = Math.min(len, current.length - used);
+        System.arraycopy(b, off, current, used, n);
+        used += n;
+        off += n;
+        len -= n;
+        size += n;
+      }
+    }
+
+    private void nextBlock() {
+      current = new byte[current == null ? FIRST_BLOCK : Math.min(MAX_BLOCK, current.length * 2)];
+      blocks.add(current);
+      used = 0;
+    }
+
+    long size() {
+      return size;
+    }
+
+    /** Hands each block's filled part, in order. */
+    void forEachBlock(BlockConsumer consumer) {
+      for (byte[] block : blocks) {
+        consumer.accept(block, 0, block == current ? used : block.length);
+      }
+    }
+
+    interface BlockConsumer {
+      void accept(byte[] block, int offset, int length);
+    }
+  }
+
+  /** A growable buffer that one record is encoded into before it is written in one call. */
   private static final class ByteSink extends OutputStream {
     private byte[] buf = new byte[8 * 1024];
     private int size;

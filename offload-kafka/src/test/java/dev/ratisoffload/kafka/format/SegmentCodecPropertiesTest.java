@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.zip.Deflater;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -87,5 +88,37 @@ class SegmentCodecPropertiesTest {
       assertEquals(run.entries().size(), i);
       assertNull(reader.next());
     }
+  }
+
+  /** A body of many blocks (incompressible values): streamed, copied and read in ranges, the same bytes. */
+  @Example
+  void aLargeSegmentReadsBackWhicheverWayItsBytesAreTaken() throws Exception {
+    java.util.Random random = new java.util.Random(3);
+    SegmentWriter writer = new SegmentWriter(TOPIC_ID, 0, 100, null);
+    List<SegmentEntry> written = new java.util.ArrayList<>();
+    for (int i = 0; i < 600; i++) {
+      byte[] value = new byte[1 + random.nextInt(8192)];
+      random.nextBytes(value);
+      BackupRecord record = new BackupRecord(100 + i, 1_000 + i, TimestampKind.CREATE_TIME, null, value, List.of());
+      writer.append(record);
+      written.add(record);
+    }
+    EncodedSegment segment = writer.finish();
+    byte[] copied = segment.content().toByteArray();
+    byte[] streamed;
+    try (java.io.InputStream in = segment.content().open()) {
+      streamed = in.readAllBytes();
+    }
+    java.io.ByteArrayOutputStream ranges = new java.io.ByteArrayOutputStream();
+    for (long at = 0; at < segment.content().size(); at += 100_000) {
+      try (java.io.InputStream in = segment.content().open(at, Math.min(100_000, segment.content().size() - at))) {
+        in.transferTo(ranges);
+      }
+    }
+    assertTrue(copied.length > 1024 * 1024, "the body spans several blocks: " + copied.length);
+    assertEquals(segment.header().objectSize(), copied.length);
+    assertTrue(Arrays.equals(copied, streamed));
+    assertTrue(Arrays.equals(copied, ranges.toByteArray()));
+    assertEquals(written, SegmentReader.readAll(copied, "test"));
   }
 }
