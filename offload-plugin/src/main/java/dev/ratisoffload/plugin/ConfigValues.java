@@ -45,22 +45,14 @@ final class ConfigValues {
     return intAtLeast(p, key, 0, 0, "expected 0 (off) or a positive whole number");
   }
 
-  static int intBetween(RaftProperties p, String key, int defaultValue, int min, int max) {
-    return intIn(p, key, defaultValue, min, max, "expected a whole number from " + min + " to " + max);
-  }
-
   private static int intAtLeast(RaftProperties p, String key, int defaultValue, int min, String expected) {
-    return intIn(p, key, defaultValue, min, Integer.MAX_VALUE, expected);
-  }
-
-  private static int intIn(RaftProperties p, String key, int defaultValue, int min, int max, String expected) {
     String value = optional(p, key);
     if (value == null) {
       return defaultValue;
     }
     try {
       int parsed = Integer.parseInt(value);
-      if (parsed >= min && parsed <= max) {
+      if (parsed >= min) {
         return parsed;
       }
     } catch (NumberFormatException ignored) {

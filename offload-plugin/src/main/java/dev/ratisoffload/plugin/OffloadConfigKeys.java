@@ -211,22 +211,6 @@ public final class OffloadConfigKeys {
     public static void setParallelism(RaftProperties p, int parallelism) {
       p.setInt(PARALLELISM_KEY, parallelism);
     }
-
-    /**
-     * The nice value (0-19) the plugin's threads run at on Linux: above 0 they give way to the server's
-     * own threads whenever both want the CPU, and run at full speed when the server is idle; 0 keeps
-     * the server's priority.
-     */
-    public static final String NICE_KEY = PREFIX + ".upload.nice";
-    public static final int NICE_DEFAULT = 10;
-
-    public static int nice(RaftProperties p) {
-      return ConfigValues.intBetween(p, NICE_KEY, NICE_DEFAULT, 0, 19);
-    }
-
-    public static void setNice(RaftProperties p, int nice) {
-      p.setInt(NICE_KEY, nice);
-    }
   }
 
   /** When and how many groups are published. */

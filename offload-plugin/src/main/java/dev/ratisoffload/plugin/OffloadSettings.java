@@ -22,7 +22,6 @@ record OffloadSettings(
     File spoolDir,
     ChunkingPolicy chunking,
     int uploadParallelism,
-    int nice,
     Duration interval,
     Duration jitter,
     int concurrency,
@@ -60,7 +59,6 @@ record OffloadSettings(
         .build();
     return new OffloadSettings(uri, clusterId, s3, OffloadConfigKeys.Spool.dir(p),
         OffloadConfigKeys.Upload.chunking(p), OffloadConfigKeys.Upload.parallelism(p),
-        OffloadConfigKeys.Upload.nice(p),
         toDuration(OffloadConfigKeys.Schedule.interval(p)), toDuration(OffloadConfigKeys.Schedule.jitter(p)),
         OffloadConfigKeys.Schedule.concurrency(p), OffloadConfigKeys.Preflight.required(p),
         OffloadConfigKeys.Snapshot.triggerGap(p), OffloadConfigKeys.Retention.policy(p));

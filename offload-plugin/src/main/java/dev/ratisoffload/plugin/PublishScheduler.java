@@ -1,6 +1,5 @@
 package dev.ratisoffload.plugin;
 
-import dev.ratisoffload.io.Niceness;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
@@ -129,18 +128,9 @@ final class PublishScheduler implements AutoCloseable {
   }
 
   static java.util.concurrent.ThreadFactory daemon(String name) {
-    return daemon(name, 0);
-  }
-
-  /** Daemon threads named {@code name-N}, each at the given nice value (see {@link Niceness}). */
-  static java.util.concurrent.ThreadFactory daemon(String name, int nice) {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
-      Runnable body = nice == 0 ? runnable : () -> {
-        Niceness.lowerCurrentThread(nice);
-        runnable.run();
-      };
-      Thread thread = new Thread(body, name + "-" + count.incrementAndGet());
+      Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
       thread.setDaemon(true);
       return thread;
     };

@@ -60,9 +60,9 @@ public final class SnapshotOffload implements AutoCloseable {
     this.ownsStore = b.store == null;
     this.store = ownsStore ? Stores.open(settings.storeUri(), settings.s3()) : b.store;
     this.uploads = Executors.newFixedThreadPool(settings.uploadParallelism(),
-        PublishScheduler.daemon("offload-upload", settings.nice()));
+        PublishScheduler.daemon("offload-upload"));
     this.workers = Executors.newFixedThreadPool(settings.concurrency(),
-        PublishScheduler.daemon("offload-publish", settings.nice()));
+        PublishScheduler.daemon("offload-publish"));
     this.leaderPublish = new LeaderPublish(server, settings, store, new GenerationPublisher(store,
         settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock), shutdown);
     this.metrics = new OffloadMetrics(b.registry);

@@ -49,8 +49,6 @@ class OffloadSettingsTest {
         Arguments.of("offload.schedule.concurrency", "-2", "positive whole number"),
         Arguments.of("offload.schedule.concurrency", "many", "positive whole number"),
         Arguments.of("offload.upload.parallelism", "0", "positive whole number"),
-        Arguments.of("offload.upload.nice", "20", "from 0 to 19"),
-        Arguments.of("offload.upload.nice", "-1", "from 0 to 19"),
         Arguments.of("offload.upload.chunk-size", "1000", "power of two"),
         Arguments.of("offload.upload.chunk-size", "64MB", "power of two"),
         Arguments.of("offload.upload.chunk-size", "big", "size"),
