@@ -29,12 +29,7 @@ public final class BrokerServer {
         Map<String, Object> reply = new LinkedHashMap<>();
         switch (words[0]) {
           case "bootstrap" -> reply.put("bootstrap", kafka.bootstrapServers());
-          case "create" -> {
-            kafka.createTopics(new NewTopic(words[1], Integer.parseInt(words[2]), (short) 1));
-            // The admin client retries a partition's offsets until its leader serves it: an idempotent
-            // producer whose first batch meets a leader not yet ready can be left out of sequence.
-            records(admin, words[1]);
-          }
+          case "create" -> kafka.createTopics(new NewTopic(words[1], Integer.parseInt(words[2]), (short) 1));
           case "delete" -> admin.deleteTopics(List.of(words[1])).all().get(60, TimeUnit.SECONDS);
           case "records" -> reply.put("records", records(admin, words[1]));
           case "cpu" -> reply.put("cpuSeconds", PublishPeer.processCpuNanos() / 1e9);

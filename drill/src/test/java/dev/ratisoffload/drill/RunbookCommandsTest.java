@@ -519,13 +519,8 @@ class RunbookCommandsTest {
   /** "Restore a lost topic": the topic is deleted, then restored in place at the same offsets. */
   private void kafkaRestoreTheLostTopic(RunbookText.Line line) throws Exception {
     TopicRecords.deleteIfExists(kafka.bootstrapServers(), TOPIC);
-    // Right after a deletion the broker may still refuse to create the topic again: exit 4, which the
-    // runbook's table says to retry.
+    // deleteIfExists returns once the cluster no longer lists the topic: the restore creates it anew.
     Run run = runAnyExit(arguments(line.text()));
-    for (int attempt = 1; run.code() == 4 && attempt < 10; attempt++) {
-      Thread.sleep(1000);
-      run = runAnyExit(arguments(line.text()));
-    }
     assertEquals(0, run.code(), run.toString());
     assertTrue(run.out().contains("restored " + PARTITIONS * RECORDS_PER_PARTITION + " records of " + TOPIC),
         run.toString());
@@ -629,15 +624,15 @@ class RunbookCommandsTest {
     System.out.println("$ offload " + String.join(" ", args) + " (child JVM, until SIGTERM)");
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
     try {
-      long deadline = System.nanoTime() + FOLLOW_DEADLINE.toNanos();
-      while (!check(done)) {
-        if (!process.isAlive()) {
-          fail("ended with exit " + process.exitValue() + " before " + what + ":\n" + Files.readString(output));
-        }
-        if (System.nanoTime() > deadline) {
-          fail("no " + what + " within " + FOLLOW_DEADLINE.toSeconds() + " s:\n" + Files.readString(output));
-        }
-        Thread.sleep(500);
+      try {
+        Await.until(what, FOLLOW_DEADLINE, () -> {
+          if (!process.isAlive()) {
+            throw new AssertionError("ended with exit " + process.exitValue() + " before " + what);
+          }
+          return check(done);
+        });
+      } catch (AssertionError e) {
+        throw new AssertionError(e.getMessage() + ":\n" + Files.readString(output), e);
       }
       process.destroy(); // SIGTERM
       assertTrue(process.waitFor(30, TimeUnit.SECONDS), "ends within 30 s of SIGTERM");

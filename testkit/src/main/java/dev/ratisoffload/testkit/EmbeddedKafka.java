@@ -18,6 +18,8 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -82,7 +84,9 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   /**
    * Creates topics and waits until every partition has a leader that serves it, so a producer that
-   * starts right after does not race the broker taking leadership.
+   * starts right after does not race the broker taking leadership (an idempotent producer whose first
+   * batch meets a leader not yet ready can be left out of sequence): a leader in the metadata, then an
+   * answer to an offsets request, which the admin client retries until the leader serves it.
    */
   public void createTopics(NewTopic... topics) throws IOException {
     try (Admin admin = admin()) {
@@ -99,6 +103,13 @@ public final class EmbeddedKafka implements AutoCloseable {
           throw new AssertionError("interrupted", e);
         }
       });
+      Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+      for (NewTopic topic : topics) {
+        for (int p = 0; p < topic.numPartitions(); p++) {
+          latest.put(new TopicPartition(topic.name(), p), OffsetSpec.latest());
+        }
+      }
+      admin.listOffsets(latest).all().get(60, TimeUnit.SECONDS);
     } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
       throw new IOException("cannot create topics on " + bootstrapServers() + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {

@@ -33,7 +33,6 @@ final class RecordSender implements AutoCloseable {
   private final String topic;
   private final String bootstrap;
   private final AtomicLong sent = new AtomicLong();
-  private final AtomicLong acknowledged = new AtomicLong();
   private final AtomicReference<KafkaOffloadException> failure = new AtomicReference<>();
 
   RecordSender(ProducerSettings settings, String topic, String bootstrap) {
@@ -61,8 +60,6 @@ final class RecordSender implements AutoCloseable {
           fail(new KafkaOffloadException(Kind.REFUSED, "target: sent for offset " + expectedOffset
               + ", the broker stored it at " + topic + "/" + partition + " offset " + metadata.offset()
               + ": another writer on the partition, or a record lost or written twice"));
-        } else {
-          acknowledged.incrementAndGet();
         }
       });
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
@@ -89,15 +86,6 @@ final class RecordSender implements AutoCloseable {
   /** Records handed to the producer. */
   long sent() {
     return sent.get();
-  }
-
-  /** Records the broker acknowledged at the offset they were sent for. */
-  long acknowledged() {
-    return acknowledged.get();
-  }
-
-  boolean failed() {
-    return failure.get() != null;
   }
 
   void throwIfFailed() {
