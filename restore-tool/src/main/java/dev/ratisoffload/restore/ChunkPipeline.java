@@ -24,9 +24,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Streams a generation's files out of a store with several chunk reads in flight, because an object
  * store's latency, not its bandwidth, bounds one read after another; the reads run ahead across file
  * boundaries. Chunks are written in order, each verified (size, SHA-256) before it is written; each
- * whole file's SHA-256 and MD5 are checked after its last chunk. The two file digests run on threads of
- * their own, in order, while the next chunk is written, so that neither bounds the copy. Memory holds at
- * most {@code 2 * parallelism} chunks (read ahead, and written but not yet digested).
+ * whole file's SHA-256 is checked after its last chunk, on a thread of its own, in order, while the next
+ * chunk is written, so that it does not bound the copy. The file's MD5 is not computed again: a matching
+ * SHA-256 proves the bytes are the ones published, whose MD5 the publish checked against Ratis's (an MD5
+ * costs more CPU than a SHA-256 with the processor's SHA instructions). Memory holds at most
+ * {@code 2 * parallelism} chunks (read ahead, and written but not yet digested).
  */
 final class ChunkPipeline implements AutoCloseable {
 
@@ -36,7 +38,6 @@ final class ChunkPipeline implements AutoCloseable {
   private final int parallelism;
   private final ExecutorService pool;
   private final ExecutorService shaLane = Executors.newSingleThreadExecutor(lane("offload-restore-sha256"));
-  private final ExecutorService md5Lane = Executors.newSingleThreadExecutor(lane("offload-restore-md5"));
   private final Semaphore undigested;
 
   ChunkPipeline(ObjectStore store, int parallelism) {
@@ -63,7 +64,7 @@ final class ChunkPipeline implements AutoCloseable {
   /**
    * Writes every file of the generation to the sink, in the manifest's order, with one read-ahead
    * window across file boundaries: the next file's chunks are on their way while this one is written.
-   * Each file's SHA-256 and MD5 are checked on the digest lanes after its last chunk; this returns once
+   * Each file's SHA-256 is checked on the digest lane after its last chunk; this returns once
    * every file was checked.
    *
    * @throws IOException when the sink fails
@@ -114,7 +115,7 @@ final class ChunkPipeline implements AutoCloseable {
           break;
         }
         byte[] bytes = await(next.bytes());
-        digest(open.sha, open.md5, bytes);
+        digest(open.sha, bytes);
         open.out.write(bytes);
       }
     } finally {
@@ -131,7 +132,6 @@ final class ChunkPipeline implements AutoCloseable {
     final Manifest.FileEntry file;
     final OutputStream out;
     final MessageDigest sha = Hashes.sha256();
-    final MessageDigest md5 = Hashes.md5();
 
     OpenFile(int index, Manifest.FileEntry file, OutputStream out) {
       this.index = index;
@@ -140,43 +140,27 @@ final class ChunkPipeline implements AutoCloseable {
     }
   }
 
-  /** Queues the file's whole-file checks behind its last chunk on the digest lanes. */
+  /** Queues the file's whole-file check behind its last chunk on the digest lane. */
   private Future<?> finish(Manifest manifest, OpenFile open) {
-    Manifest.FileEntry file = open.file;
-    MessageDigest md5 = open.md5;
-    Future<String> actualSha = shaLane.submit(() -> Hashes.hex(open.sha.digest()));
-    return md5Lane.submit(() -> {
-      GenerationReader.checkFile(manifest, file, await(actualSha), Hashes.hex(md5.digest()));
+    return shaLane.submit(() -> {
+      GenerationReader.checkFileSha256(manifest, open.file, Hashes.hex(open.sha.digest()));
       return null;
     });
   }
 
-  /** Hands the chunk to both digest lanes, waiting while {@code parallelism} chunks are undigested. */
-  private void digest(MessageDigest sha, MessageDigest md5, byte[] bytes) throws IOException {
+  /** Hands the chunk to the digest lane, waiting while {@code parallelism} chunks are undigested. */
+  private void digest(MessageDigest sha, byte[] bytes) throws IOException {
     try {
       undigested.acquire();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while hashing", e);
     }
-    AtomicInteger lanes = new AtomicInteger(2);
-    Runnable done = () -> {
-      if (lanes.decrementAndGet() == 0) {
-        undigested.release();
-      }
-    };
     shaLane.execute(() -> {
       try {
         sha.update(bytes);
       } finally {
-        done.run();
-      }
-    });
-    md5Lane.execute(() -> {
-      try {
-        md5.update(bytes);
-      } finally {
-        done.run();
+        undigested.release();
       }
     });
   }
@@ -207,6 +191,5 @@ final class ChunkPipeline implements AutoCloseable {
   public void close() {
     pool.shutdownNow();
     shaLane.shutdownNow();
-    md5Lane.shutdownNow();
   }
 }

@@ -20,7 +20,7 @@ import java.util.concurrent.Future;
 
 /**
  * Writes one generation into an empty staging directory laid out as a Ratis group directory: the
- * snapshot files (each chunk verified before it is written, each file's hashes after), their MD5
+ * snapshot files (each chunk verified before it is written, each file's SHA-256 after), their MD5
  * sidecars, and {@code current/}. Each file is forced to disk while the next one downloads; everything
  * is on disk before it returns.
  */

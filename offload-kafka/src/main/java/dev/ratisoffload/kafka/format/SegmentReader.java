@@ -1,5 +1,7 @@
 package dev.ratisoffload.kafka.format;
 
+import com.github.luben.zstd.ZstdIOException;
+import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
 import dev.ratisoffload.format.Hashes;
 import java.io.ByteArrayInputStream;
 import java.io.Closeable;
@@ -35,6 +37,8 @@ public final class SegmentReader implements Closeable {
   private final String name;
   private final SegmentHeader header;
   private final HashingSource source;
+  /** The decompressing stream, when the body is compressed: closed to free its native memory. */
+  private final InputStream decompressor;
   private final Inflater inflater;
   private final Buffer decoded;
   private long decodedRead;
@@ -58,14 +62,32 @@ public final class SegmentReader implements Closeable {
     MessageDigest digest = Hashes.sha256();
     digest.update(headerBytes, 0, SegmentHeader.SHA_OFFSET);
     this.source = new HashingSource(object, digest, header.storedBodyLength(), name);
-    if (header.codec() == Codec.DEFLATE) {
-      inflater = new Inflater();
-      decoded = new Buffer(new InflaterInputStream(source, inflater, 64 * 1024));
-    } else {
-      inflater = null;
-      decoded = new Buffer(source);
+    header.codec().requireAvailable(name);
+    switch (header.codec()) {
+      case DEFLATE -> {
+        inflater = new Inflater();
+        decompressor = new InflaterInputStream(source, inflater, 64 * 1024);
+      }
+      case ZSTD -> {
+        inflater = null;
+        decompressor = newZstdStream(source, name);
+      }
+      default -> {
+        inflater = null;
+        decompressor = null;
+      }
     }
+    decoded = new Buffer(decompressor == null ? source : decompressor);
     this.next = header.firstOffset();
+  }
+
+  private static InputStream newZstdStream(InputStream source, String name) {
+    try {
+      // Not continuous: a frame cut short is damage, not a segment still being written.
+      return new ZstdInputStreamNoFinalizer(source).setContinuous(false);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read segment " + name + ": " + e.getMessage(), e);
+    }
   }
 
   /**
@@ -121,7 +143,7 @@ public final class SegmentReader implements Closeable {
         default:
           throw corrupt("unknown entry type " + type + " at offset " + next);
       }
-    } catch (ZipException e) {
+    } catch (ZipException | ZstdIOException e) {
       throw corrupt("the compressed body is damaged (" + e.getMessage() + ")");
     } catch (EOFException e) {
       throw corrupt("the body ends early, at offset " + next + " of " + header.firstOffset() + "-"
@@ -144,7 +166,7 @@ public final class SegmentReader implements Closeable {
     byte[] key = readNullable();
     byte[] value = readNullable();
     long headerCount = readVarint();
-    if (headerCount > remaining()) {
+    if (headerCount < 0 || headerCount > remaining()) {
       throw corrupt("record at offset " + next + " claims " + headerCount + " headers");
     }
     List<RecordHeader> headers = new ArrayList<>((int) headerCount);
@@ -239,7 +261,7 @@ public final class SegmentReader implements Closeable {
 
   private int readLength() throws IOException {
     long length = readVarint();
-    if (length > remaining() || length > Integer.MAX_VALUE - 16) {
+    if (length < 0 || length > remaining() || length > Integer.MAX_VALUE - 16) {
       throw corrupt("a length of " + length + " bytes at offset " + next + " exceeds the body");
     }
     return (int) length;
@@ -250,8 +272,8 @@ public final class SegmentReader implements Closeable {
     if (lengthPlusOne == 0) {
       return null;
     }
-    long length = lengthPlusOne - 1;
-    if (length > remaining() || length > Integer.MAX_VALUE - 16) {
+    long length = lengthPlusOne - 1; // a varint is unsigned: above 2^63 it reads as negative here
+    if (length < 0 || length > remaining() || length > Integer.MAX_VALUE - 16) {
       throw corrupt("a length of " + length + " bytes at offset " + next + " exceeds the body");
     }
     return readBytes((int) length);
@@ -295,6 +317,9 @@ public final class SegmentReader implements Closeable {
   public void close() {
     if (inflater != null) {
       inflater.end();
+    }
+    if (decompressor != null) {
+      closeQuietly(decompressor);
     }
     closeQuietly(source.in);
   }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.format;
 
+import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;
 import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.store.Content;
 import java.io.BufferedOutputStream;
@@ -39,7 +40,8 @@ public final class SegmentWriter {
   private final Codec codec;
   private final BlockSink stored = new BlockSink();
   private final ByteSink scratch = new ByteSink();
-  private final Deflater deflater;
+  /** Frees the compressor's native memory; at most once, as the writer is finished or discarded. */
+  private final Runnable releaseCompressor;
   private final CountingOutputStream body;
   private long nextOffset;
   private long pendingHole;
@@ -51,10 +53,10 @@ public final class SegmentWriter {
 
   /**
    * @param previousSha256 the SHA-256 of the chain's previous segment, or null if this is the first
-   * @param deflateLevel 0-9, for {@link Codec#DEFLATE}
+   * @param level the compression level, in the codec's own scale (zlib 0-9, zstd 1-22 and below)
    */
   public SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256, Codec codec,
-      int deflateLevel) {
+      int level) {
     if (partition < 0 || firstOffset < 0) {
       throw new IllegalArgumentException("partition " + partition + ", first offset " + firstOffset);
     }
@@ -65,19 +67,45 @@ public final class SegmentWriter {
     this.previousSha256 = previousSha256;
     this.codec = codec;
     OutputStream sink;
-    if (codec == Codec.DEFLATE) {
-      deflater = new Deflater(deflateLevel);
-      sink = new DeflaterOutputStream(stored, deflater, 16 * 1024);
-    } else {
-      deflater = null;
-      sink = stored;
+    switch (codec) {
+      case DEFLATE -> {
+        Deflater deflater = new Deflater(level);
+        sink = new DeflaterOutputStream(stored, deflater, 16 * 1024);
+        releaseCompressor = deflater::end;
+      }
+      case ZSTD -> {
+        codec.requireAvailable("of partition " + partition + " at offset " + firstOffset);
+        ZstdOutputStreamNoFinalizer zstd = newZstdStream(level);
+        sink = zstd;
+        releaseCompressor = () -> closeInMemory(zstd);
+      }
+      default -> {
+        sink = stored;
+        releaseCompressor = () -> { };
+      }
     }
     this.body = new CountingOutputStream(new BufferedOutputStream(sink, 16 * 1024));
   }
 
-  /** A writer with the default codec: DEFLATE at level 1 (fast; the broker's throughput is the limit). */
+  /** A writer with the codec for writing ({@link Codec#forWriting}) at its fastest level. */
   public SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256) {
-    this(topicId, partition, firstOffset, previousSha256, Codec.DEFLATE, Deflater.BEST_SPEED);
+    this(topicId, partition, firstOffset, previousSha256, Codec.forWriting(), Codec.forWriting().defaultLevel());
+  }
+
+  private ZstdOutputStreamNoFinalizer newZstdStream(int level) {
+    try {
+      return new ZstdOutputStreamNoFinalizer(stored, level);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // an in-memory sink: not expected
+    }
+  }
+
+  private static void closeInMemory(OutputStream stream) {
+    try {
+      stream.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // an in-memory sink: not expected
+    }
   }
 
   /** The offset the next record or hole starts at. */
@@ -216,9 +244,7 @@ public final class SegmentWriter {
 
   private void closeCompressor() {
     closed = true;
-    if (deflater != null) {
-      deflater.end();
-    }
+    releaseCompressor.run();
   }
 
   /** A finished segment: its header and the object's bytes. */

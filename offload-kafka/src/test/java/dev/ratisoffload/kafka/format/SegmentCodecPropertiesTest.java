@@ -9,7 +9,6 @@ import dev.ratisoffload.kafka.format.SegmentArbitraries.PartitionRun;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
 import java.util.Arrays;
 import java.util.List;
-import java.util.zip.Deflater;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
@@ -28,7 +27,7 @@ class SegmentCodecPropertiesTest {
   }
 
   private static EncodedSegment encode(PartitionRun run, Codec codec, String previous) {
-    return run.write(new SegmentWriter(TOPIC_ID, 7, run.firstOffset(), previous, codec, Deflater.BEST_SPEED));
+    return run.write(new SegmentWriter(TOPIC_ID, 7, run.firstOffset(), previous, codec, codec.defaultLevel()));
   }
 
   @Property(tries = 200)
@@ -50,10 +49,10 @@ class SegmentCodecPropertiesTest {
   }
 
   @Property(tries = 100)
-  void theSameRunAlwaysEncodesToTheSameBytes(@ForAll("runs") PartitionRun run) {
+  void theSameRunAlwaysEncodesToTheSameBytes(@ForAll("runs") PartitionRun run, @ForAll Codec codec) {
     String previous = "ab".repeat(32);
-    byte[] a = encode(run, Codec.DEFLATE, previous).content().toByteArray();
-    byte[] b = encode(run, Codec.DEFLATE, previous).content().toByteArray();
+    byte[] a = encode(run, codec, previous).content().toByteArray();
+    byte[] b = encode(run, codec, previous).content().toByteArray();
     assertTrue(Arrays.equals(a, b));
     assertEquals(previous, SegmentHeader.decode(a, "test").previousSha256());
   }
@@ -78,8 +77,8 @@ class SegmentCodecPropertiesTest {
   }
 
   @Property(tries = 50)
-  void readsStreamRecordByRecordAndVerifyAtTheEnd(@ForAll("runs") PartitionRun run) {
-    byte[] object = encode(run, Codec.DEFLATE, null).content().toByteArray();
+  void readsStreamRecordByRecordAndVerifyAtTheEnd(@ForAll("runs") PartitionRun run, @ForAll Codec codec) {
+    byte[] object = encode(run, codec, null).content().toByteArray();
     try (SegmentReader reader = SegmentReader.open(new java.io.ByteArrayInputStream(object), "test")) {
       int i = 0;
       for (SegmentEntry e = reader.next(); e != null; e = reader.next()) {
@@ -115,6 +114,7 @@ class SegmentCodecPropertiesTest {
         in.transferTo(ranges);
       }
     }
+    assertEquals(Codec.ZSTD, segment.header().codec(), "new segments are written with zstd where it loads");
     assertTrue(copied.length > 1024 * 1024, "the body spans several blocks: " + copied.length);
     assertEquals(segment.header().objectSize(), copied.length);
     assertTrue(Arrays.equals(copied, streamed));
