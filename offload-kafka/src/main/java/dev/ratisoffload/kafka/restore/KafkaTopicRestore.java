@@ -170,8 +170,9 @@ public final class KafkaTopicRestore {
   /** The verify pass: every partition's chain read in full, in parallel. */
   private Map<Integer, PartitionPlan> scan(Backup backup) {
     Map<Integer, PartitionPlan> plans = new TreeMap<>();
+    KeptSegments keep = KeptSegments.forThisHeap();
     runAll(backup.partitions(), p -> plans.put(p, PartitionPlan.scan(source, backup.incarnation().partition(p),
-        settings.until())), new AtomicBoolean());
+        settings.until(), keep)), new AtomicBoolean());
     return plans;
   }
 
@@ -216,12 +217,7 @@ public final class KafkaTopicRestore {
   private void sendPlan(PartitionPlan plan, RecordSender sender, AtomicBoolean abort) {
     long next = 0;
     for (PartitionPlan.VerifiedSegment verified : plan.segments()) {
-      try (var reader = source.open(verified.segment())) {
-        if (!reader.header().sha256().equals(verified.sha256())) {
-          throw new IntegrityException("segment " + verified.segment().key() + " changed after the verify pass read"
-              + " it (SHA-256 " + verified.sha256() + ", now " + reader.header().sha256() + "): something rewrote"
-              + " the backup");
-        }
+      try (var reader = verified.reopen(source)) {
         for (var entry = reader.next(); entry != null; entry = reader.next()) {
           if (abort.get()) {
             return;

@@ -9,6 +9,7 @@ import dev.ratisoffload.kafka.read.OffsetRange;
 import dev.ratisoffload.kafka.read.PartitionChain;
 import dev.ratisoffload.kafka.read.SegmentSource;
 import dev.ratisoffload.kafka.read.StoredSegment;
+import dev.ratisoffload.store.IntegrityException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,11 +33,34 @@ import java.util.Optional;
 record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainStart, long endOffset, long records,
     List<OffsetRange> holes, long holeOffsets, long minTimestamp, int maxRecordBytes) {
 
-  /** A segment the verify pass read, and the SHA-256 it had then. */
-  record VerifiedSegment(StoredSegment segment, String sha256) {}
+  /**
+   * A segment the verify pass read, and the SHA-256 it had then.
+   *
+   * @param object the object's bytes as verified, kept for the send pass; null when they did not fit
+   *     the budget, and the send pass reads the store again
+   */
+  record VerifiedSegment(StoredSegment segment, String sha256, byte[] object) {
 
-  /** Reads and verifies the chain, up to the first record later than {@code until} when present. */
-  static PartitionPlan scan(SegmentSource source, PartitionChain chain, Optional<Instant> until) {
+    /** Opens the segment for the send pass: from memory when kept, else from the store, checked unchanged. */
+    SegmentReader reopen(SegmentSource source) {
+      if (object != null) {
+        return source.open(segment, object);
+      }
+      SegmentReader reader = source.open(segment);
+      if (!reader.header().sha256().equals(sha256)) {
+        reader.close();
+        throw new IntegrityException("segment " + segment.key() + " changed after the verify pass read it (SHA-256 "
+            + sha256 + ", now " + reader.header().sha256() + "): something rewrote the backup");
+      }
+      return reader;
+    }
+  }
+
+  /**
+   * Reads and verifies the chain, up to the first record later than {@code until} when present, keeping
+   * the objects of the segments that fit {@code keep}.
+   */
+  static PartitionPlan scan(SegmentSource source, PartitionChain chain, Optional<Instant> until, KeptSegments keep) {
     ChainLinks links = new ChainLinks();
     List<VerifiedSegment> segments = new ArrayList<>();
     List<OffsetRange> holes = new ArrayList<>();
@@ -52,7 +76,8 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
       if (cut) {
         break;
       }
-      try (SegmentReader reader = source.open(segment)) {
+      byte[] object = keep.tryKeep(segment.size()) ? source.download(segment) : null;
+      try (SegmentReader reader = object != null ? source.open(segment, object) : source.open(segment)) {
         links.accept(segment, reader.header());
         // Read to the end even past the cut: the segment's hash covers all of it.
         for (SegmentEntry entry = reader.next(); entry != null; entry = reader.next()) {
@@ -75,7 +100,7 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
             maxBytes = Math.max(maxBytes, RecordSizes.upperBound(record));
           }
         }
-        segments.add(new VerifiedSegment(segment, reader.header().sha256()));
+        segments.add(new VerifiedSegment(segment, reader.header().sha256(), object));
       }
     }
     long restoredEnd = end;

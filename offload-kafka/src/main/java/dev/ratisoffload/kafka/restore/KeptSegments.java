@@ -1,0 +1,29 @@
+package dev.ratisoffload.kafka.restore;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * How many bytes of segment objects the verify pass may keep in memory for the send pass, shared by
+ * every partition: a segment kept is not downloaded again; one that does not fit is streamed from the
+ * store a second time (and its SHA-256 compared with the one the verify pass read).
+ */
+final class KeptSegments {
+
+  /** At most this much, and at most a quarter of the heap. */
+  static final long DEFAULT_BYTES = 256L * 1024 * 1024;
+
+  private final AtomicLong left;
+
+  KeptSegments(long bytes) {
+    this.left = new AtomicLong(bytes);
+  }
+
+  static KeptSegments forThisHeap() {
+    return new KeptSegments(Math.min(DEFAULT_BYTES, Runtime.getRuntime().maxMemory() / 4));
+  }
+
+  /** Takes {@code bytes} from what is left, if that much is left. */
+  boolean tryKeep(long bytes) {
+    return left.getAndUpdate(l -> l >= bytes ? l - bytes : l) >= bytes;
+  }
+}
