@@ -171,7 +171,7 @@ public final class SnapshotOffload implements AutoCloseable {
       metrics.storeUp(true);
       LOG.info("offload attached: cluster {}, store {}, every {} (jitter {}), concurrency {}, bandwidth {},"
               + " retention: {}", settings.clusterId(), store.describe(), settings.interval(), settings.jitter(),
-          settings.concurrency(), budget.isLimited() ? budget.bytesPerSecond() / 1024 / 1024 + " MiB/s" : "unlimited",
+          settings.concurrency(), budget,
           settings.retention().isEnabled() ? settings.retention() : "keep everything");
       if (settings.retention().isEnabled()) {
         store.deletionWarning().ifPresent(LOG::warn);
