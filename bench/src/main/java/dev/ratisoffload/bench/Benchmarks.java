@@ -1,6 +1,7 @@
 package dev.ratisoffload.bench;
 
 import dev.ratisoffload.io.DurableFiles;
+import dev.ratisoffload.plugin.OffloadConfigKeys;
 import dev.ratisoffload.testkit.EmbeddedS3;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -28,6 +29,8 @@ import java.util.Set;
  * --work DIR          where to keep data and the participants' logs (default: a new temporary directory)
  * --keep              keep the work directory
  * --rate N            client writes per second of the cost benchmark
+ * --bandwidth SIZE    offload.upload.bandwidth of the cost benchmark's publishing peer, e.g. 32MB (0: none;
+ *                     default: the plugin's default); the publish benchmark always runs without a budget
  * --records N         records of each Kafka topic (default: 50,000 small, 1,000,000 full)
  * --profile           record JFR profiles of the publishing and restoring processes, the Kafka broker, our
  *                     Kafka side and Kafka's tools in the work directory
@@ -48,15 +51,17 @@ public final class Benchmarks {
   private final Set<String> only;
   private final Path work;
   private final boolean profile;
+  private final String bandwidth;
   private final List<Row> rows = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
 
-  Benchmarks(PrintStream out, Size size, Set<String> only, Path work, boolean profile) {
+  Benchmarks(PrintStream out, Size size, Set<String> only, Path work, boolean profile, String bandwidth) {
     this.out = out;
     this.size = size;
     this.only = only;
     this.work = work;
     this.profile = profile;
+    this.bandwidth = bandwidth;
   }
 
   public static void main(String[] args) throws Exception {
@@ -71,6 +76,7 @@ public final class Benchmarks {
     boolean profile = false;
     int rate = 0;
     int records = 0;
+    String bandwidth = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--size" -> sizeName = args[++i];
@@ -80,10 +86,11 @@ public final class Benchmarks {
         case "--profile" -> profile = true;
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--records" -> records = Integer.parseInt(args[++i]);
+        case "--bandwidth" -> bandwidth = args[++i];
         default -> {
           out.println("unknown option " + args[i]
               + "; usage: --size small|full [--only publish,cost,kafka,scale] [--work DIR] [--keep] [--rate N]"
-              + " [--records N] [--profile]");
+              + " [--records N] [--bandwidth SIZE] [--profile]");
           return 2;
         }
       }
@@ -91,6 +98,14 @@ public final class Benchmarks {
     if (!ALL.containsAll(only)) {
       out.println("--only takes a list of " + ALL + " (kafka: both kafka benchmarks), not " + only);
       return 2;
+    }
+    if (bandwidth != null) {
+      try {
+        BlobCluster.bandwidth(Map.of(OffloadConfigKeys.Upload.BANDWIDTH_KEY, bandwidth));
+      } catch (IllegalArgumentException e) {
+        out.println("--bandwidth: " + e.getMessage());
+        return 2;
+      }
     }
     boolean ownsWork = work == null;
     work = ownsWork ? Files.createTempDirectory("offload-bench-") : Files.createDirectories(work);
@@ -102,7 +117,7 @@ public final class Benchmarks {
       if (records > 0) {
         size = size.withKafkaRecords(records);
       }
-      new Benchmarks(out, size, only, work, profile).runAll();
+      new Benchmarks(out, size, only, work, profile, bandwidth).runAll();
       return 0;
     } finally {
       if (ownsWork && !keep && !profile) {
@@ -126,7 +141,7 @@ public final class Benchmarks {
         rows.add(Row.notRun("restore " + size.snapshotText(), ">= 0.80", "not run (--only)"));
       }
       if (only.contains("cost")) {
-        new CostBenchmark(setting).run();
+        new CostBenchmark(setting, bandwidth).run();
       } else {
         rows.add(Row.notRun("cost: p99 write latency while publishing", "<= 1.25", "not run (--only)"));
       }

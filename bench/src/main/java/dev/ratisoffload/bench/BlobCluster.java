@@ -8,6 +8,7 @@ import dev.ratisoffload.testkit.RatisCluster;
 import io.prometheus.client.CollectorRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.Message;
@@ -64,6 +65,23 @@ final class BlobCluster implements AutoCloseable {
     RaftServer.Division division = cluster.server(leader()).division(group);
     return division.getStateMachine().getLatestSnapshot().getFiles().stream()
         .mapToLong(f -> f.getPath().toFile().length()).sum();
+  }
+
+  /** The {@code key=value} words of a command from {@code from} on: more {@code offload.*} keys. */
+  static Map<String, String> keys(String[] words, int from) {
+    Map<String, String> keys = new LinkedHashMap<>();
+    for (int i = from; i < words.length; i++) {
+      String[] kv = words[i].split("=", 2);
+      keys.put(kv[0], kv[1]);
+    }
+    return keys;
+  }
+
+  /** The publish bandwidth budget (bytes per second, 0: none) the plugin runs with, given these keys. */
+  static long bandwidth(Map<String, String> extra) {
+    RaftProperties p = new RaftProperties();
+    extra.forEach(p::set);
+    return OffloadConfigKeys.Upload.bandwidth(p);
   }
 
   /**

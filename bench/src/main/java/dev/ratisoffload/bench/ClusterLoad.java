@@ -22,8 +22,8 @@ import org.apache.ratis.protocol.Message;
  * and its latency counts from when it was due, so a stall shows in every write it delays.
  *
  * <p>Commands: {@code init <files> <bytesPerFile> <seed>} (then a snapshot on the leader);
- * {@code idle <seconds> <rate>}; {@code publish <rate> <endpoint> <bucket> <clusterId>} (the load runs
- * for as long as the leader publishes).
+ * {@code idle <seconds> <rate>}; {@code publish <rate> <endpoint> <bucket> <clusterId> [key=value ...]}
+ * (the load runs for as long as the leader publishes; the keys are more {@code offload.*} keys).
  */
 public final class ClusterLoad {
 
@@ -54,13 +54,15 @@ public final class ClusterLoad {
             Load load = new Load(client, Integer.parseInt(words[1])).start();
             Thread.sleep(WARM_UP_MILLIS);
             long from = System.nanoTime();
-            PublishResult result = cluster.publish(words[2], words[3], words[4], Map.of());
+            Map<String, String> extra = BlobCluster.keys(words, 5);
+            PublishResult result = cluster.publish(words[2], words[3], words[4], extra);
             long to = System.nanoTime();
             load.stop();
             if (!(result instanceof PublishResult.Published)) {
               throw new IllegalStateException("publish did not publish: " + result);
             }
             reply.put("publishSeconds", (to - from) / 1e9);
+            reply.put("bandwidth", BlobCluster.bandwidth(extra));
             load.report(from, to, reply);
           }
           default -> throw new IllegalArgumentException("unknown command " + words[0]);

@@ -2,6 +2,7 @@ package dev.ratisoffload.bench;
 
 import static dev.ratisoffload.bench.Benchmarks.num;
 
+import dev.ratisoffload.plugin.OffloadConfigKeys;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -16,12 +17,17 @@ import java.util.Map;
  * <p>The store is S3Proxy in a JVM of its own at the lowest CPU priority ({@code nice -n 19}): a real
  * store runs on other machines, and the CPU it spends receiving a generation is not the cluster's. The
  * publishing itself (reading, chunking, hashing, the SDK's requests) runs in the leader's JVM at normal
- * priority and is what this measures.
+ * priority and is what this measures, within the publish bandwidth budget ({@code offload.upload.bandwidth}):
+ * the plugin's default, or the one {@code --bandwidth} sets.
  */
 final class CostBenchmark extends Benchmark {
 
-  CostBenchmark(Setting setting) {
+  /** {@code offload.upload.bandwidth} for the publishing peer; null: the plugin's default. */
+  private final String bandwidth;
+
+  CostBenchmark(Setting setting, String bandwidth) {
     super(setting);
+    this.bandwidth = bandwidth;
   }
 
   @Override
@@ -38,28 +44,40 @@ final class CostBenchmark extends Benchmark {
       List<Long> idle = new ArrayList<>();
       List<Long> publishing = new ArrayList<>();
       double idleSeconds = small ? 2 : 5;
+      String keys = bandwidth == null ? "" : " " + OffloadConfigKeys.Upload.BANDWIDTH_KEY + "=" + bandwidth;
+      String budget = "";
       for (int r = 1; r <= size.reps(); r++) {
         Map<String, String> i = group.call("idle " + idleSeconds + " " + rate);
         idle.addAll(latencies(i));
         String bucket = "cost-" + r;
         store.call("bucket " + bucket);
-        Map<String, String> p = group.call("publish " + rate + " " + endpoint + " " + bucket + " cost" + r);
+        Map<String, String> p = group.call("publish " + rate + " " + endpoint + " " + bucket + " cost" + r + keys);
+        budget = budgetText(Benchmarks.lng(p, "bandwidth"));
         store.call("drop " + bucket);
         publishing.addAll(latencies(p));
         out.printf("  cost run %d: without publishing p50 %.1f ms p99 %.1f ms (%s writes); while publishing"
-                + " (%.1f s) p50 %.1f ms p99 %.1f ms (%s writes)%n", r, num(i, "p50ms"), num(i, "p99ms"),
-            i.get("writes"), num(p, "publishSeconds"), num(p, "p50ms"), num(p, "p99ms"), p.get("writes"));
+                + " (%.1f s, %s) p50 %.1f ms p99 %.1f ms (%s writes)%n", r, num(i, "p50ms"), num(i, "p99ms"),
+            i.get("writes"), num(p, "publishSeconds"), budget, num(p, "p50ms"), num(p, "p99ms"), p.get("writes"));
         idleSeconds = Math.max(idleSeconds, num(p, "publishSeconds"));
       }
       double idleP99 = p99(idle);
       double busyP99 = p99(publishing);
       double ratio = busyP99 / idleP99;
-      rows.add(new Row("cost: p99 write latency, 3-peer group, leader publishing " + size.snapshotText(),
+      rows.add(new Row("cost: p99 write latency, 3-peer group, leader publishing " + size.snapshotText()
+              + " at " + budget,
           String.format("%.1f ms", busyP99), String.format("%.1f ms (not publishing)", idleP99), ratio,
           "<= 1.25", ratio <= 1.25));
-      notes.add(String.format("cost: %d writes/s open-loop; %d writes measured while publishing, %d without",
-          rate, publishing.size(), idle.size()));
+      notes.add(String.format("cost: %d writes/s open-loop; %d writes measured while publishing, %d without;"
+              + " publishing within %s = %s (%s)", rate, publishing.size(), idle.size(),
+          OffloadConfigKeys.Upload.BANDWIDTH_KEY, bandwidth == null
+              ? OffloadConfigKeys.Upload.BANDWIDTH_DEFAULT.getInput() : bandwidth,
+          bandwidth == null ? "the plugin's default" : "set by --bandwidth"));
     }
+  }
+
+  /** A budget in bytes per second as the table shows it. */
+  static String budgetText(long bytesPerSecond) {
+    return bytesPerSecond == 0 ? "no bandwidth budget" : Benchmarks.mib(bytesPerSecond) + "/s";
   }
 
   private static List<Long> latencies(Map<String, String> reply) {

@@ -6,7 +6,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -38,11 +37,7 @@ public final class PublishPeer {
             reply.put("index", cluster.commandAndSnapshot("rewrite " + file + " " + length / 3 + " " + words[1]));
           }
           case "publish" -> {
-            Map<String, String> extra = new HashMap<>();
-            for (int i = 4; i < words.length; i++) {
-              String[] kv = words[i].split("=", 2);
-              extra.put(kv[0], kv[1]);
-            }
+            Map<String, String> extra = BlobCluster.keys(words, 4);
             System.gc();
             resetPeaks();
             long gcBefore = gcMillis();

@@ -188,6 +188,14 @@ public final class OffloadConfigKeys {
     /** Chunks uploaded at once for one publish. */
     public static final String PARALLELISM_KEY = PREFIX + ".upload.parallelism";
     public static final int PARALLELISM_DEFAULT = 8;
+    /**
+     * The most bytes per second this peer's publishing reads from snapshots, shared by every group
+     * publishing on the peer at once (e.g. {@code 64MB}); {@code 0} for no limit. Reading paces the
+     * chunking, hashing and uploading of what is read, so this bounds the CPU and network a publish
+     * takes away from Raft: a publish takes longer instead.
+     */
+    public static final String BANDWIDTH_KEY = PREFIX + ".upload.bandwidth";
+    public static final SizeInBytes BANDWIDTH_DEFAULT = SizeInBytes.valueOf("64MB");
 
     private Upload() {}
 
@@ -210,6 +218,25 @@ public final class OffloadConfigKeys {
 
     public static void setParallelism(RaftProperties p, int parallelism) {
       p.setInt(PARALLELISM_KEY, parallelism);
+    }
+
+    /** The budget in bytes per second; 0 means no limit. */
+    public static long bandwidth(RaftProperties p) {
+      String value = ConfigValues.optional(p, BANDWIDTH_KEY);
+      try {
+        long bytesPerSecond = ConfigValues.size(p, BANDWIDTH_KEY, BANDWIDTH_DEFAULT);
+        if (bytesPerSecond >= 0) {
+          return bytesPerSecond;
+        }
+      } catch (IllegalArgumentException e) {
+        // reported below, with what is expected here
+      }
+      throw ConfigValues.invalid(BANDWIDTH_KEY, value, "expected 0 (no limit) or bytes per second such as 64MB");
+    }
+
+    /** Sets the budget; {@code 0} for no limit. */
+    public static void setBandwidth(RaftProperties p, SizeInBytes bytesPerSecond) {
+      p.set(BANDWIDTH_KEY, bytesPerSecond.getInput());
     }
   }
 

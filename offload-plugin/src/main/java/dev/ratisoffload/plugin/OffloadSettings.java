@@ -22,6 +22,7 @@ record OffloadSettings(
     File spoolDir,
     ChunkingPolicy chunking,
     int uploadParallelism,
+    long uploadBandwidth,
     Duration interval,
     Duration jitter,
     int concurrency,
@@ -59,6 +60,7 @@ record OffloadSettings(
         .build();
     return new OffloadSettings(uri, clusterId, s3, OffloadConfigKeys.Spool.dir(p),
         OffloadConfigKeys.Upload.chunking(p), OffloadConfigKeys.Upload.parallelism(p),
+        OffloadConfigKeys.Upload.bandwidth(p),
         toDuration(OffloadConfigKeys.Schedule.interval(p)), toDuration(OffloadConfigKeys.Schedule.jitter(p)),
         OffloadConfigKeys.Schedule.concurrency(p), OffloadConfigKeys.Preflight.required(p),
         OffloadConfigKeys.Snapshot.triggerGap(p), OffloadConfigKeys.Retention.policy(p));

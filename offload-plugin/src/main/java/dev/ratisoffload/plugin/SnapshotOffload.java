@@ -1,5 +1,6 @@
 package dev.ratisoffload.plugin;
 
+import dev.ratisoffload.publish.BandwidthBudget;
 import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
@@ -48,6 +49,8 @@ public final class SnapshotOffload implements AutoCloseable {
   private final LeaderPublish leaderPublish;
   private final ExecutorService uploads;
   private final ExecutorService workers;
+  /** One for the peer: every group publishing here at once shares it. */
+  private final BandwidthBudget budget;
   private final OffloadMetrics metrics;
   private final Clock clock;
   private final PublishScheduler scheduler;
@@ -63,8 +66,9 @@ public final class SnapshotOffload implements AutoCloseable {
         PublishScheduler.daemon("offload-upload"));
     this.workers = Executors.newFixedThreadPool(settings.concurrency(),
         PublishScheduler.daemon("offload-publish"));
+    this.budget = BandwidthBudget.forReading(settings.uploadBandwidth());
     this.leaderPublish = new LeaderPublish(server, settings, store, new GenerationPublisher(store,
-        settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock), shutdown);
+        settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock, budget), shutdown);
     this.metrics = new OffloadMetrics(b.registry);
     this.clock = b.clock;
     this.scheduler = b.scheduled
@@ -165,9 +169,10 @@ public final class SnapshotOffload implements AutoCloseable {
       store.putIfAbsent(probe, dev.ratisoffload.store.Content.of(new byte[] {1}));
       store.delete(probe);
       metrics.storeUp(true);
-      LOG.info("offload attached: cluster {}, store {}, every {} (jitter {}), concurrency {}, retention: {}",
-          settings.clusterId(), store.describe(), settings.interval(), settings.jitter(),
-          settings.concurrency(), settings.retention().isEnabled() ? settings.retention() : "keep everything");
+      LOG.info("offload attached: cluster {}, store {}, every {} (jitter {}), concurrency {}, bandwidth {},"
+              + " retention: {}", settings.clusterId(), store.describe(), settings.interval(), settings.jitter(),
+          settings.concurrency(), budget,
+          settings.retention().isEnabled() ? settings.retention() : "keep everything");
       if (settings.retention().isEnabled()) {
         store.deletionWarning().ifPresent(LOG::warn);
       }
@@ -181,6 +186,11 @@ public final class SnapshotOffload implements AutoCloseable {
       LOG.error("{}; publishing will retry on schedule (set {} = true to refuse to start instead)",
           message, OffloadConfigKeys.Preflight.REQUIRED_KEY);
     }
+  }
+
+  /** The peer's publish bandwidth budget ({@code offload.upload.bandwidth}). */
+  BandwidthBudget bandwidthBudget() {
+    return budget;
   }
 
   /** Publishes the latest snapshot of every group this server hosts; each result says what happened. */

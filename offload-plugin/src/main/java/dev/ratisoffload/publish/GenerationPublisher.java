@@ -42,6 +42,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * hashing it, uploads the chunks the store lacks (in parallel, with a bounded number in memory), and
  * writes the manifest last, with put-if-absent, only if the {@link Fence} still allows it. A generation
  * therefore exists exactly when its manifest does, and every chunk it names was stored before it.
+ * Snapshot files are read within a {@link BandwidthBudget}, which paces everything done with their bytes.
  */
 public final class GenerationPublisher {
 
@@ -50,18 +51,27 @@ public final class GenerationPublisher {
   private final Executor uploads;
   private final int maxChunksInFlight;
   private final Clock clock;
+  private final BandwidthBudget budget;
+
+  /** A publisher without a bandwidth budget. */
+  public GenerationPublisher(ObjectStore store, ChunkingPolicy chunking, Executor uploads,
+      int maxChunksInFlight, Clock clock) {
+    this(store, chunking, uploads, maxChunksInFlight, clock, BandwidthBudget.unlimited());
+  }
 
   /**
    * @param uploads runs chunk uploads; its parallelism is the upload parallelism
    * @param maxChunksInFlight chunks read but not yet stored; bounds memory to this many maximal chunks
+   * @param budget paces the reading of snapshot files, and so everything done with what is read
    */
   public GenerationPublisher(ObjectStore store, ChunkingPolicy chunking, Executor uploads,
-      int maxChunksInFlight, Clock clock) {
+      int maxChunksInFlight, Clock clock, BandwidthBudget budget) {
     this.store = store;
     this.chunking = chunking;
     this.uploads = uploads;
     this.maxChunksInFlight = maxChunksInFlight;
     this.clock = clock;
+    this.budget = budget;
   }
 
   /**
@@ -184,7 +194,7 @@ public final class GenerationPublisher {
       PendingFile pending = new PendingFile(file);
       // Arrays for chunks: as large as the largest chunk, or the file when it is smaller.
       int bufferSize = (int) Math.min(chunking.max(), Math.max(1, Files.size(file.pinned())));
-      try (InputStream in = Files.newInputStream(file.pinned())) {
+      try (InputStream in = budgeted(Files.newInputStream(file.pinned()))) {
         new Chunker(chunking).split(in, new Chunker.BufferSink() {
           @Override
           public byte[] buffer(int length) throws IOException {
@@ -206,6 +216,10 @@ public final class GenerationPublisher {
       pending.shaHex = shaLane.submit(() -> Hashes.hex(pending.sha.digest()));
       pending.md5Hex = md5Lane.submit(() -> Hashes.hex(pending.md5.digest()));
       return pending;
+    }
+
+    private InputStream budgeted(InputStream in) {
+      return budget.isLimited() ? new BudgetedInputStream(in, budget) : in;
     }
 
     /**

@@ -52,6 +52,9 @@ class OffloadSettingsTest {
         Arguments.of("offload.upload.chunk-size", "1000", "power of two"),
         Arguments.of("offload.upload.chunk-size", "64MB", "power of two"),
         Arguments.of("offload.upload.chunk-size", "big", "size"),
+        Arguments.of("offload.upload.bandwidth", "fast", "0 (no limit) or bytes per second"),
+        Arguments.of("offload.upload.bandwidth", "-1MB", "0 (no limit) or bytes per second"),
+        Arguments.of("offload.upload.bandwidth", "64MB/s", "0 (no limit) or bytes per second"),
         Arguments.of("offload.spool.dir", "relative/spool", "absolute"),
         Arguments.of("offload.preflight.required", "maybe", "true or false"),
         Arguments.of("offload.snapshot.trigger-gap", "-1", "0 (off)"),
@@ -85,6 +88,7 @@ class OffloadSettingsTest {
     assertEquals(Duration.ofHours(1), s.interval());
     assertEquals(Duration.ofMinutes(15), s.jitter());
     assertEquals(2, s.concurrency());
+    assertEquals(64L * 1024 * 1024, s.uploadBandwidth());
     assertEquals(S3Settings.Encryption.NONE, s.s3().encryption());
     assertEquals(S3Settings.ChecksumMode.WHEN_SUPPORTED, s.s3().checksum());
   }
@@ -96,6 +100,19 @@ class OffloadSettingsTest {
     assertEquals(Duration.ofSeconds(150), OffloadSettings.read(p).jitter());
     p.set("offload.schedule.jitter", "0s");
     assertEquals(Duration.ZERO, OffloadSettings.read(p).jitter());
+  }
+
+  @Test
+  void theBandwidthIsASizePerSecondOrZeroForNoLimit() {
+    RaftProperties p = valid();
+    p.set("offload.upload.bandwidth", "16MB");
+    assertEquals(16L * 1024 * 1024, OffloadSettings.read(p).uploadBandwidth());
+    p.set("offload.upload.bandwidth", "512KB");
+    assertEquals(512L * 1024, OffloadSettings.read(p).uploadBandwidth());
+    p.set("offload.upload.bandwidth", "0");
+    assertEquals(0, OffloadSettings.read(p).uploadBandwidth());
+    OffloadConfigKeys.Upload.setBandwidth(p, org.apache.ratis.util.SizeInBytes.valueOf("1GB"));
+    assertEquals(1L << 30, OffloadSettings.read(p).uploadBandwidth());
   }
 
   @Test

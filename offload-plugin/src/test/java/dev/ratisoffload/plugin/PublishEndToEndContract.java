@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.util.SizeInBytes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -233,6 +234,28 @@ abstract class PublishEndToEndContract {
     assertTrue(!(result instanceof PublishResult.Published), "published after close: " + result);
     assertNoManifestAt(group, index);
     held.close();
+  }
+
+  @Test
+  void aPublishWithinASmallBandwidthBudgetReadsEveryByteThroughItAndVerifies() throws Exception {
+    RaftGroupId group = cluster.groupIds().get(0);
+    long index = writeAndSnapshot(group, 3000, "budget-");
+    RaftPeerId leader = cluster.leaderOf(group);
+    assertEquals(OffloadConfigKeys.Upload.BANDWIDTH_DEFAULT.getSize(),
+        offloads.get(leader).bandwidthBudget().bytesPerSecond(), "the peers run with the default budget");
+    RaftProperties slow = new RaftProperties(cluster.server(leader).properties());
+    OffloadConfigKeys.Upload.setBandwidth(slow, SizeInBytes.valueOf("256KB"));
+    try (SnapshotOffload budgeted = SnapshotOffload.builder(cluster.server(leader).raftServer(), slow)
+        .store(store).registry(new CollectorRegistry()).withoutSchedule().attach()) {
+      assertEquals(256 * 1024, budgeted.bandwidthBudget().bytesPerSecond());
+      PublishResult.Published published = assertInstanceOf(PublishResult.Published.class,
+          budgeted.publishNow(group));
+      assertEquals(index, published.id().index());
+      // Whether it also had to wait depends on how fast the store takes chunks; the unit tests show the pace.
+      assertEquals(published.totalBytes(), budgeted.bandwidthBudget().acquiredBytes(),
+          "every byte of the snapshot was read within the budget");
+      new GenerationReader(store).verify(published.id());
+    }
   }
 
   void assertNoManifestAt(RaftGroupId group, long index) {
