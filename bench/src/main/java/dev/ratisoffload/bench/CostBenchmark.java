@@ -3,6 +3,10 @@ package dev.ratisoffload.bench;
 import static dev.ratisoffload.bench.Benchmarks.num;
 
 import dev.ratisoffload.plugin.OffloadConfigKeys;
+import dev.ratisoffload.io.DurableFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -14,8 +18,10 @@ import java.util.Map;
  * in the same JVM (the peers and the load in one child JVM). Latencies of all runs of each kind are
  * pooled before the percentile is taken.
  *
- * <p>The store is S3Proxy in a JVM of its own at the lowest CPU priority ({@code nice -n 19}): a real
- * store runs on other machines, and the CPU it spends receiving a generation is not the cluster's. The
+ * <p>The store is S3Proxy in a JVM of its own at the lowest CPU priority ({@code nice -n 19}), keeping
+ * its objects in memory ({@code /dev/shm}, where there is one): a real store runs on other machines,
+ * and neither the CPU it spends receiving a generation nor its writing of a gigabyte to disk (which
+ * makes the peers' log syncs wait behind the page cache's write-back) is the cluster's. The
  * publishing itself (reading, chunking, hashing, the SDK's requests) runs in the leader's JVM at normal
  * priority and is what this measures, within the publish bandwidth budget ({@code offload.upload.bandwidth}):
  * the plugin's default, or the one {@code --bandwidth} sets.
@@ -33,9 +39,12 @@ final class CostBenchmark extends Benchmark {
   @Override
   void run() throws Exception {
     int rate = size.loadRate();
+    Path storeDir = storeDir();
     try (ChildJvm store = ChildJvm.start("store at low priority", List.of("nice", "-n", "19"),
-            List.of("-Xmx1g"), StoreServer.class, work.resolve("cost-store.log"), work.resolve("cost-s3").toString());
-        ChildJvm group = ChildJvm.start("3-peer group", List.of("-Xmx1g"), ClusterLoad.class,
+            List.of("-Xmx1g"), StoreServer.class, work.resolve("cost-store.log"), storeDir.toString());
+        // The group's garbage collections are logged: their pauses stop all three peers at once.
+        ChildJvm group = ChildJvm.start("3-peer group",
+            List.of("-Xmx1g", "-Xlog:gc,safepoint:file=" + work.resolve("cost-cluster-gc.log")), ClusterLoad.class,
             work.resolve("cost-cluster.log"), work.resolve("cost-cluster").toString())) {
       String endpoint = store.call("endpoint").get("endpoint");
       group.call("init " + size.files() + " " + size.bytesPerFile() + " 7");
@@ -72,7 +81,20 @@ final class CostBenchmark extends Benchmark {
           OffloadConfigKeys.Upload.BANDWIDTH_KEY, bandwidth == null
               ? OffloadConfigKeys.Upload.BANDWIDTH_DEFAULT.getInput() : bandwidth,
           bandwidth == null ? "the plugin's default" : "set by --bandwidth"));
+    } finally {
+      if (storeDir.startsWith("/dev/shm")) {
+        DurableFiles.deleteTree(storeDir); // memory, not disk: never left behind, even with --keep
+      }
     }
+  }
+
+  /** In memory where the machine has a tmpfs at /dev/shm; else in the work directory. */
+  private Path storeDir() throws IOException {
+    Path shm = Path.of("/dev/shm");
+    if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+      return Files.createTempDirectory(shm, "offload-cost-s3-");
+    }
+    return work.resolve("cost-s3");
   }
 
   /** A budget in bytes per second as the table shows it. */

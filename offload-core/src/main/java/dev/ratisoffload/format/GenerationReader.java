@@ -110,19 +110,22 @@ public final class GenerationReader {
   /** Reads one chunk and checks its size and SHA-256. */
   public byte[] readChunk(Manifest manifest, Manifest.FileEntry file, Manifest.ChunkRef chunk) {
     String key = Layout.chunkKey(manifest.cluster(), manifest.group(), chunk.sha256());
-    byte[] bytes;
+    byte[] bytes = new byte[chunk.size()]; // at most ChunkingPolicy.LIMIT: the manifest was checked
+    int read;
+    boolean longer;
     try (InputStream in = store.get(key)) {
-      bytes = in.readNBytes(chunk.size() + 1);
+      // Straight into one array of the stated size: readNBytes(n) would gather 8 KiB pieces and copy.
+      read = in.readNBytes(bytes, 0, bytes.length);
+      longer = read == bytes.length && in.read() != -1;
     } catch (ObjectNotFoundException e) {
       throw new IntegrityException("chunk " + key + " of file " + file.path() + " in "
           + describe(manifest) + " is missing");
     } catch (IOException e) {
       throw new StoreUnavailableException("cannot read " + key + " from " + store.describe() + ": " + e, e);
     }
-    if (bytes.length != chunk.size()) {
+    if (read != chunk.size() || longer) {
       throw new IntegrityException("chunk " + key + " of file " + file.path() + " in " + describe(manifest)
-          + " has " + (bytes.length > chunk.size() ? "more than " : "") + bytes.length
-          + " bytes, the manifest says " + chunk.size());
+          + " has " + (longer ? "more than " : "") + read + " bytes, the manifest says " + chunk.size());
     }
     String sha = Hashes.sha256Hex(bytes);
     if (!sha.equals(chunk.sha256())) {
