@@ -119,7 +119,7 @@ final class KafkaBenchmark extends Benchmark {
       }
       last = bucket;
       out.printf("  backup run %d (%d B): consumer tool %s (tool's own figure %.0f records/s; CPU: tool %.1f s,"
-              + " broker %.1f s); ours %s, %d segments of %s, %.1f s waiting for the store (CPU: backup %.1f s,"
+              + " broker %.1f s); ours %s, %d segments of %s, %.1f s in store requests (CPU: backup %.1f s,"
               + " broker %.1f s, store %.1f s)%n",
           r, recordBytes, Best.describe(b, recordBytes), num(b, "toolRate"), num(b, "cpuSeconds"), brokerForTool,
           Best.describe(o, recordBytes), lng(o, "segments"), Benchmarks.mib(lng(o, "bytesStored")),

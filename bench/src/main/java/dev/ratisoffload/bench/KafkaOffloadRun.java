@@ -77,8 +77,9 @@ public final class KafkaOffloadRun {
   }
 
   /**
-   * The time requests to the store take: the backup makes them on its one thread, which reads no record
-   * meanwhile. (A get is counted until its stream opens, not while it is read.)
+   * The time requests to the store take, summed over the threads making them: the backup's own at the
+   * start, then its store threads, which store segments while its consumer keeps reading. (A get is
+   * counted until its stream opens, not while it is read.)
    */
   private static final class TimedStore extends ForwardingObjectStore {
     final AtomicLong nanos = new AtomicLong();

@@ -9,8 +9,14 @@ public interface BackupListener {
   /** The partitions are assigned and positioned; records are about to be read. */
   default void started(BackupProgress progress) {}
 
-  /** A segment was stored. */
+  /** A segment was stored (its put and the second-writer check done), in chain order per partition. */
   default void segmentStored(SegmentKey key, SegmentHeader header) {}
+
+  /**
+   * The segments waiting to be stored and the open ones fill the memory budget: the backup reads
+   * nothing until the store has taken some. Called once each time reading starts to wait.
+   */
+  default void waitingForStore(BackupProgress progress) {}
 
   /** Every progress interval, and once at the end. */
   default void progress(BackupProgress progress) {}

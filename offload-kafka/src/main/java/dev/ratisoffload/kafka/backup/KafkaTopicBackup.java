@@ -18,7 +18,6 @@ import dev.ratisoffload.store.ObjectStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,9 +46,13 @@ import org.slf4j.LoggerFactory;
  * unless told otherwise. Each partition's chain continues exactly after its last stored segment, which
  * is verified first, so a backup stopped at any point (SIGTERM, SIGKILL, a crash) and started again
  * stores every record once: records read but not yet stored are simply read again. A segment is
- * stored when it is big enough or old enough, when the partition is caught up (one-shot), or when the
- * backup stops; before each store the topic's id is checked, so records of a topic deleted and created
- * again never extend the old chain.
+ * sealed when it is big enough or old enough, when the partition is caught up (one-shot), or when the
+ * backup stops; before sealed segments are handed to the store the topic's id is checked, so records
+ * of a topic deleted and created again never extend the old chain.
+ *
+ * <p>Sealed segments are stored by an {@link UploadQueue} while the consumer keeps reading: each
+ * partition's in chain order, one at a time. The segments waiting to be stored count against the
+ * memory budget with the open ones: when together they exceed it, the consumer waits for the store.
  *
  * <p>{@link #run()} runs on the caller's thread; {@link #requestStop()} may be called from any other
  * (a signal handler) and makes {@code run()} store its open segments and return promptly.
@@ -59,6 +62,8 @@ public final class KafkaTopicBackup {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicBackup.class);
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration TOPIC_RECHECK = Duration.ofSeconds(30);
+  /** Threads storing segments: puts of different partitions overlap; one partition's never do. */
+  private static final int STORE_THREADS = 2;
 
   private final BackupSettings settings;
   private final ObjectStore store;
@@ -138,6 +143,7 @@ public final class KafkaTopicBackup {
     private TopicManifests.Versioned manifest;
     private final Map<Integer, PartitionCursor> cursors = new TreeMap<>();
     private final Map<Integer, Long> targets = new HashMap<>();
+    private final UploadQueue uploads;
     private long lastTopicCheck;
     private long lastProgress;
 
@@ -150,38 +156,46 @@ public final class KafkaTopicBackup {
       this.startNanos = startNanos;
       this.lastTopicCheck = startNanos;
       this.lastProgress = startNanos;
+      this.uploads = new UploadQueue(uploader, STORE_THREADS, "offload-kafka-store-" + settings.topic());
     }
 
     BackupSummary execute(TopicIncarnation incarnation, List<Integer> partitions) {
-      KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(),
-          new ByteArrayDeserializer());
-      consumer = c;
-      try {
+      try (uploads) { // closed before run() returns or throws: no put is in progress after it
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(),
+            new ByteArrayDeserializer());
+        consumer = c;
         try {
-          if (stopRequested) {
-            return summary(BackupSummary.Ending.STOPPED);
+          return execute(c, incarnation, partitions);
+        } finally {
+          try {
+            c.close(CloseOptions.timeout(Duration.ofSeconds(2)));
+          } catch (RuntimeException e) {
+            LOG.debug("closing the consumer: {}", e.toString());
           }
-          addPartitions(c, incarnation, partitions);
-          if (!settings.follow()) {
-            targets.putAll(endOffsets(c, cursors.keySet()));
-          }
-        } catch (WakeupException e) {
-          return summary(BackupSummary.Ending.STOPPED); // stopped before reading anything
-        }
-        listener.started(progress(c));
-        BackupSummary.Ending ending = loop(c);
-        cursors.values().forEach(PartitionCursor::seal);
-        storeSealed();
-        BackupProgress last = progress(c);
-        listener.progress(last);
-        return summary(ending);
-      } finally {
-        try {
-          c.close(CloseOptions.timeout(Duration.ofSeconds(2)));
-        } catch (RuntimeException e) {
-          LOG.debug("closing the consumer: {}", e.toString());
         }
       }
+    }
+
+    private BackupSummary execute(KafkaConsumer<byte[], byte[]> c, TopicIncarnation incarnation,
+        List<Integer> partitions) {
+      try {
+        if (stopRequested) {
+          return summary(BackupSummary.Ending.STOPPED);
+        }
+        addPartitions(c, incarnation, partitions);
+        if (!settings.follow()) {
+          targets.putAll(endOffsets(c, cursors.keySet()));
+        }
+      } catch (WakeupException e) {
+        return summary(BackupSummary.Ending.STOPPED); // stopped before reading anything
+      }
+      listener.started(progress(c));
+      BackupSummary.Ending ending = loop(c);
+      cursors.values().forEach(PartitionCursor::seal);
+      handOffSealed();
+      drain();
+      listener.progress(progress(c));
+      return summary(ending);
     }
 
     private BackupSummary.Ending loop(KafkaConsumer<byte[], byte[]> c) {
@@ -229,7 +243,8 @@ public final class KafkaTopicBackup {
         }
       }
       sealDue(now);
-      storeSealed();
+      handOffSealed();
+      awaitRoom(c);
       if (settings.follow() && now - lastTopicCheck > TOPIC_RECHECK.toNanos()) {
         recheckTopic(c);
         lastTopicCheck = now;
@@ -241,51 +256,100 @@ public final class KafkaTopicBackup {
       return !settings.follow() && allDone;
     }
 
-    /** Seals segments that are old or caught up, and the largest ones while memory is over budget. */
+    /** Seals segments that are old or caught up, and every open one while they are over budget. */
     private void sealDue(long now) {
       long memory = 0;
       for (PartitionCursor cursor : cursors.values()) {
         if (cursor.openIsDue(now, settings.segmentAge().toNanos())) {
           cursor.seal();
         }
-        memory += cursor.memory();
+        memory += cursor.openMemory();
       }
       if (memory > settings.memoryBudget()) {
-        List<PartitionCursor> bySize = cursors.values().stream()
-            .filter(PartitionCursor::hasOpenSegment)
-            .sorted(Comparator.comparingLong(PartitionCursor::memory).reversed())
-            .toList();
-        for (PartitionCursor cursor : bySize) {
-          cursor.seal();
+        cursors.values().forEach(PartitionCursor::seal);
+      }
+    }
+
+    /**
+     * Hands every newly sealed segment to the store threads, in chain order per partition, after
+     * checking that the topic is still the one backed up.
+     */
+    private void handOffSealed() {
+      List<PartitionCursor> ready = cursors.values().stream().filter(PartitionCursor::hasUnsubmitted).toList();
+      if (ready.isEmpty()) {
+        return;
+      }
+      requireSameTopic(inspector.describe());
+      for (PartitionCursor cursor : ready) {
+        for (EncodedSegment segment : cursor.takeUnsubmitted()) {
+          uploads.submit(SegmentKey.of(settings.cluster(), settings.topic(), segment.header()), segment);
         }
       }
     }
 
     /**
-     * Stores every sealed segment, in chain order per partition, after checking that the topic is
-     * still the one backed up.
+     * Takes what the store threads stored into the cursors and tells the listener; then throws the
+     * failure of a put, if one failed.
      */
-    private void storeSealed() {
-      List<PartitionCursor> ready = cursors.values().stream().filter(c -> !c.sealed().isEmpty()).toList();
-      if (ready.isEmpty()) {
-        return;
-      }
-      requireSameTopic(inspector.describe(), ready);
-      for (PartitionCursor cursor : ready) {
-        for (EncodedSegment segment : cursor.sealed()) {
-          SegmentKey key = SegmentKey.of(settings.cluster(), settings.topic(), segment.header());
-          uploader.upload(key, segment);
-          cursor.stored(segment);
-          LOG.debug("stored {}", key.key());
-          listener.segmentStored(key, segment.header());
-        }
+    private void collectStored() {
+      acknowledgeStored();
+      uploads.throwIfFailed();
+    }
+
+    private void acknowledgeStored() {
+      for (UploadQueue.Stored done : uploads.takeStored()) {
+        cursors.get(done.key().partition()).stored(done.segment());
+        LOG.debug("stored {}", done.key().key());
+        listener.segmentStored(done.key(), done.segment().header());
       }
     }
 
-    private void requireSameTopic(TopicInspector.TopicState now, List<PartitionCursor> open) {
+    /** While the open segments and those waiting to be stored exceed the memory budget, waits for the store. */
+    private void awaitRoom(KafkaConsumer<byte[], byte[]> c) {
+      collectStored();
+      boolean told = false;
+      while (uploads.pending() > 0 && memory() > settings.memoryBudget()) {
+        if (!told) {
+          LOG.debug("segments waiting to be stored fill the memory budget; reading waits for the store");
+          listener.waitingForStore(progress(c));
+          told = true;
+        }
+        awaitStored();
+      }
+    }
+
+    /** Waits until every segment handed to the store threads is stored. */
+    private void drain() {
+      collectStored();
+      while (uploads.pending() > 0) {
+        awaitStored();
+      }
+    }
+
+    private void awaitStored() {
+      try {
+        uploads.awaitStored();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KafkaOffloadException(Kind.UNAVAILABLE, "interrupted while waiting for the store", e);
+      }
+      collectStored();
+    }
+
+    private long memory() {
+      return cursors.values().stream().mapToLong(cursor -> cursor.openMemory() + cursor.sealedMemory()).sum();
+    }
+
+    /**
+     * Throws when the topic's id is no longer the one backed up; the store threads are stopped first,
+     * so the message names exactly what was not stored.
+     */
+    private void requireSameTopic(TopicInspector.TopicState now) {
       if (!now.topicId().equals(topicId)) {
+        uploads.stop();
+        acknowledgeStored();
         StringBuilder unsaved = new StringBuilder();
-        for (PartitionCursor cursor : open) {
+        for (PartitionCursor cursor : cursors.values().stream().filter(PartitionCursor::hasUnstored).toList()) {
           unsaved.append(unsaved.length() == 0 ? "" : ", ").append(cursor.partition()).append(" from offset ")
               .append(cursor.storedUpTo());
         }
@@ -300,7 +364,7 @@ public final class KafkaTopicBackup {
     /** Follow mode: picks up partitions added to the topic and config changes. */
     private void recheckTopic(KafkaConsumer<byte[], byte[]> c) {
       TopicInspector.TopicState now = inspector.describe();
-      requireSameTopic(now, cursors.values().stream().filter(PartitionCursor::hasUnstored).toList());
+      requireSameTopic(now);
       if (now.partitions() > topic.partitions() && settings.selectedPartitions().isEmpty()) {
         List<Integer> added = new ArrayList<>();
         for (int p = topic.partitions(); p < now.partitions(); p++) {

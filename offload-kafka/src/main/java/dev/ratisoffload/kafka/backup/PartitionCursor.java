@@ -9,9 +9,10 @@ import org.apache.kafka.common.Uuid;
 
 /**
  * Where one partition's backup stands: the offset its stored chain continues at and the SHA-256 of
- * its last stored segment; segments sealed but not yet stored; and the segment being filled (opened
- * only when the partition moves, so idle partitions hold no compressor). A segment is sealed as soon
- * as a record takes it to the size limit, so no segment grows past it by more than one record.
+ * its last stored segment; segments sealed but not yet stored (the first of them possibly handed to
+ * the store threads already); and the segment being filled (opened only when the partition moves, so
+ * idle partitions hold no compressor). A segment is sealed as soon as a record takes it to the size
+ * limit, so no segment grows past it by more than one record.
  */
 final class PartitionCursor {
 
@@ -22,6 +23,8 @@ final class PartitionCursor {
   private String lastSealedSha256;
   private long sealedNext;
   private final List<EncodedSegment> sealed = new ArrayList<>();
+  /** How many of {@link #sealed} were handed to the store threads. */
+  private int submitted;
   private SegmentWriter open;
   private long openedAtNanos;
   /** Totals of this run, for progress and the summary. */
@@ -81,10 +84,14 @@ final class PartitionCursor {
     return hasOpenSegment() || !sealed.isEmpty();
   }
 
-  /** Memory held: sealed segments, and the open one's compressed bytes and compressor buffers. */
-  long memory() {
-    long bytes = sealed.stream().mapToLong(s -> s.header().objectSize()).sum();
-    return open == null ? bytes : bytes + open.storedBytes() + 300 * 1024;
+  /** Memory held by the open segment: its compressed bytes and compressor buffers. */
+  long openMemory() {
+    return open == null ? 0 : open.storedBytes() + 300 * 1024;
+  }
+
+  /** Memory held by the sealed segments not yet stored. */
+  long sealedMemory() {
+    return sealed.stream().mapToLong(s -> s.header().objectSize()).sum();
   }
 
   boolean openIsDue(long nowNanos, long maxAgeNanos) {
@@ -102,17 +109,24 @@ final class PartitionCursor {
     }
   }
 
-  /** Sealed segments in chain order, not yet stored. */
-  List<EncodedSegment> sealed() {
-    return List.copyOf(sealed);
+  /** Sealed segments in chain order, not yet handed to the store threads; they count as handed now. */
+  List<EncodedSegment> takeUnsubmitted() {
+    List<EncodedSegment> fresh = List.copyOf(sealed.subList(submitted, sealed.size()));
+    submitted = sealed.size();
+    return fresh;
+  }
+
+  boolean hasUnsubmitted() {
+    return submitted < sealed.size();
   }
 
   /** The first sealed segment was stored: the chain in the store now continues after it. */
   void stored(EncodedSegment segment) {
-    if (sealed.isEmpty() || sealed.get(0) != segment) {
+    if (submitted == 0 || sealed.get(0) != segment) {
       throw new IllegalStateException("segments are stored in chain order");
     }
     sealed.remove(0);
+    submitted--;
     storedNext = segment.header().lastOffset() + 1;
     recordsWritten += segment.header().recordCount();
     holeOffsetsWritten += segment.header().holeOffsets();
@@ -126,6 +140,7 @@ final class PartitionCursor {
       open = null;
     }
     sealed.clear();
+    submitted = 0;
   }
 
   private SegmentWriter writer(long nowNanos) {
