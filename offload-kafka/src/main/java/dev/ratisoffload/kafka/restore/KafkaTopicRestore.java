@@ -19,11 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletionService;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorCompletionService;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.config.TopicConfig;
@@ -169,11 +164,9 @@ public final class KafkaTopicRestore {
 
   /** The verify pass: every partition's chain read in full, in parallel. */
   private Map<Integer, PartitionPlan> scan(Backup backup) {
-    Map<Integer, PartitionPlan> plans = new TreeMap<>();
     KeptSegments keep = KeptSegments.forThisHeap();
-    runAll(backup.partitions(), p -> plans.put(p, PartitionPlan.scan(source, backup.incarnation().partition(p),
-        settings.until(), keep)), new AtomicBoolean());
-    return plans;
+    return PartitionTasks.runAll(backup.partitions(),
+        p -> PartitionPlan.scan(source, backup.incarnation().partition(p), settings.until(), keep), new AtomicBoolean());
   }
 
   private void refuseHoles(Backup backup, Map<Integer, PartitionPlan> plans) {
@@ -198,7 +191,10 @@ public final class KafkaTopicRestore {
     AtomicBoolean abort = new AtomicBoolean();
     RuntimeException failure = null;
     try {
-      runAll(List.copyOf(plans.keySet()), p -> sendPlan(plans.get(p), sender, abort), abort);
+      PartitionTasks.runAll(List.copyOf(plans.keySet()), p -> {
+        sendPlan(plans.get(p), sender, abort);
+        return null;
+      }, abort);
     } catch (RuntimeException e) {
       failure = e;
     }
@@ -440,46 +436,5 @@ public final class KafkaTopicRestore {
 
   private static double seconds(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
-  }
-
-  /** A task per partition on a small pool; the first failure sets {@code abort} and is thrown. */
-  private static void runAll(List<Integer> partitions, java.util.function.IntConsumer task, AtomicBoolean abort) {
-    if (partitions.isEmpty()) {
-      return;
-    }
-    ExecutorService pool = Executors.newFixedThreadPool(Math.min(partitions.size(), 8), r -> {
-      Thread t = new Thread(r, "kafka-restore");
-      t.setDaemon(true);
-      return t;
-    });
-    try {
-      CompletionService<Void> done = new ExecutorCompletionService<>(pool);
-      for (int p : partitions) {
-        done.submit(() -> {
-          task.accept(p);
-          return null;
-        });
-      }
-      RuntimeException first = null;
-      for (int i = 0; i < partitions.size(); i++) {
-        try {
-          done.take().get();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          abort.set(true);
-          throw new KafkaOffloadException(Kind.UNAVAILABLE, "interrupted", e);
-        } catch (ExecutionException e) {
-          abort.set(true);
-          if (first == null) {
-            first = e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-          }
-        }
-      }
-      if (first != null) {
-        throw first;
-      }
-    } finally {
-      pool.shutdownNow();
-    }
   }
 }
