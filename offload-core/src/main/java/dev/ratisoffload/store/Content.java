@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * Bytes to store, readable as often as needed: a put may need them again to retry a part or to compare
@@ -19,6 +20,49 @@ public abstract class Content {
 
   /** A fresh stream over all the bytes. */
   public abstract InputStream open();
+
+  /**
+   * The SHA-256 of these bytes when the writer already knows it (a chunk is named by it): a store may have
+   * what it receives checked against it, at no cost to this process. Empty unless {@link #withSha256} set it.
+   */
+  public Optional<byte[]> sha256() {
+    return Optional.empty();
+  }
+
+  /** These bytes, declared to have the SHA-256 {@code digest}; a store that checks it refuses other bytes. */
+  public Content withSha256(byte[] digest) {
+    if (digest.length != 32) {
+      throw new IllegalArgumentException("a SHA-256 has 32 bytes, not " + digest.length);
+    }
+    Content bytes = this;
+    byte[] declared = digest.clone();
+    return new Content() {
+      @Override
+      public long size() {
+        return bytes.size();
+      }
+
+      @Override
+      public InputStream open() {
+        return bytes.open();
+      }
+
+      @Override
+      public InputStream open(long offset, long length) {
+        return bytes.open(offset, length);
+      }
+
+      @Override
+      public byte[] toByteArray() {
+        return bytes.toByteArray();
+      }
+
+      @Override
+      public Optional<byte[]> sha256() {
+        return Optional.of(declared.clone());
+      }
+    };
+  }
 
   public static Content of(byte[] bytes) {
     return ofRange(bytes, 0, bytes.length);

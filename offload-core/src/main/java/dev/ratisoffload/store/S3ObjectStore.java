@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -22,6 +23,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
@@ -66,6 +68,9 @@ public final class S3ObjectStore implements ObjectStore {
     S3ClientBuilder builder = S3Client.builder()
         .httpClientBuilder(Apache5HttpClient.builder().maxConnections(64))
         .forcePathStyle(settings.pathStyle())
+        // Plain request bodies: aws-chunked framing only carries a checksum trailer, and with it the
+        // store decodes every upload in small frames; the checksum goes in a header instead.
+        .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
         .requestChecksumCalculation(settings.checksum() == S3Settings.ChecksumMode.WHEN_REQUIRED
             ? RequestChecksumCalculation.WHEN_REQUIRED
             : RequestChecksumCalculation.WHEN_SUPPORTED)
@@ -103,8 +108,10 @@ public final class S3ObjectStore implements ObjectStore {
         }
         putMultipart(fullKey, content);
       } else {
-        s3.putObject(encrypted(PutObjectRequest.builder().bucket(bucket).key(fullKey).ifNoneMatch("*")
-                .contentLength(content.size())).build(),
+        PutObjectRequest.Builder put = encrypted(PutObjectRequest.builder().bucket(bucket).key(fullKey)
+            .ifNoneMatch("*").contentLength(content.size()));
+        declaredSha256(content).ifPresent(put::checksumSHA256);
+        s3.putObject(put.build(),
             RequestBody.fromContentProvider(content::open, content.size(), "application/octet-stream"));
       }
       return PutOutcome.CREATED;
@@ -116,6 +123,17 @@ public final class S3ObjectStore implements ObjectStore {
       throw translate("write", key, e);
     }
     return compareWithStored(key, content);
+  }
+
+  /**
+   * The content's SHA-256 as the store checks it (x-amz-checksum-sha256), unless checksums are sent only
+   * when required: the SDK then computes no checksum of its own for the request.
+   */
+  private Optional<String> declaredSha256(Content content) {
+    if (settings.checksum() == S3Settings.ChecksumMode.WHEN_REQUIRED) {
+      return Optional.empty();
+    }
+    return content.sha256().map(digest -> Base64.getEncoder().encodeToString(digest));
   }
 
   private PutOutcome compareWithStored(String key, Content content) {
@@ -148,8 +166,8 @@ public final class S3ObjectStore implements ObjectStore {
     }
     String uploadId = s3.createMultipartUpload(create.build()).uploadId();
     boolean completed = false;
+    List<Future<CompletedPart>> parts = new ArrayList<>();
     try {
-      List<Future<CompletedPart>> parts = new ArrayList<>();
       long partSize = settings.partSize();
       int partNumber = 1;
       for (long offset = 0; offset < content.size(); offset += partSize, partNumber++) {
@@ -175,6 +193,8 @@ public final class S3ObjectStore implements ObjectStore {
       completed = true;
     } finally {
       if (!completed) {
+        // A part still uploading when the upload is aborted may be stored anyway: let them all end first.
+        parts.forEach(S3ObjectStore::awaitQuietly);
         abortQuietly(fullKey, uploadId);
       }
     }
@@ -191,6 +211,16 @@ public final class S3ObjectStore implements ObjectStore {
         throw sdk;
       }
       throw SdkClientException.create("part upload failed: " + e.getCause(), e.getCause());
+    }
+  }
+
+  private static void awaitQuietly(Future<CompletedPart> part) {
+    try {
+      part.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      // the failure that matters is already on its way up
     }
   }
 
@@ -329,6 +359,11 @@ public final class S3ObjectStore implements ObjectStore {
       }
       if (status == 404) {
         return new ObjectNotFoundException(describe(), key);
+      }
+      if (status == 400 && "BadDigest".equals(code)) {
+        return new IntegrityException(what + ": the store computed another SHA-256 for the bytes it received"
+            + " than the one they were sent with (BadDigest): they changed on the way or in this process's"
+            + " memory, and nothing was stored at the key", e);
       }
       if (status == 401 || status == 403) {
         return new StoreAccessException(detail

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ratisoffload.store.ObjectStore.PutOutcome;
 import dev.ratisoffload.testkit.EmbeddedS3;
 import java.io.IOException;
 import java.util.Random;
@@ -87,6 +88,30 @@ class S3ObjectStoreTest extends ObjectStoreContract {
   }
 
   @Test
+  void bytesDeclaredWithTheirSha256AreStored() throws IOException {
+    byte[] chunk = new byte[300_000];
+    new Random(7).nextBytes(chunk);
+    Content declared = Content.of(chunk).withSha256(sha256(chunk));
+    assertEquals(PutOutcome.CREATED, store.putIfAbsent(key("declared"), declared));
+    assertArrayEquals(chunk, read(store.get(key("declared"))));
+    assertEquals(PutOutcome.ALREADY_PRESENT, store.putIfAbsent(key("declared"), declared));
+  }
+
+  /** The store checks what it received against the declared SHA-256: bytes changed after hashing are refused. */
+  @Test
+  void bytesThatDoNotMatchTheirDeclaredSha256AreRefusedAndNothingIsStored() {
+    byte[] chunk = new byte[300_000];
+    new Random(8).nextBytes(chunk);
+    byte[] digest = sha256(chunk);
+    chunk[123_456] ^= 1; // a bit flipped after hashing
+    IntegrityException e = assertThrows(IntegrityException.class,
+        () -> store.putIfAbsent(key("flipped"), Content.of(chunk).withSha256(digest)));
+    assertTrue(e.getMessage().contains("BadDigest") && e.getMessage().contains("nothing was stored"), e::getMessage);
+    assertFalse(e.isRetriable());
+    assertTrue(store.head(key("flipped")).isEmpty());
+  }
+
+  @Test
   void anUnreachableServerIsRetriable() {
     int closedPort = dev.ratisoffload.testkit.FreePorts.next();
     S3Settings unreachable = S3Settings.builder().endpoint(java.net.URI.create("http://127.0.0.1:" + closedPort))
@@ -96,6 +121,14 @@ class S3ObjectStoreTest extends ObjectStoreContract {
       StoreException e = assertThrows(StoreUnavailableException.class, () -> down.head("k"));
       assertTrue(e.isRetriable());
       assertTrue(e.getMessage().contains("s3://contract/x"), e.getMessage());
+    }
+  }
+
+  static byte[] sha256(byte[] bytes) {
+    try {
+      return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
     }
   }
 

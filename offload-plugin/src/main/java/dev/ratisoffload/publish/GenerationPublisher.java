@@ -23,6 +23,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -301,7 +302,9 @@ public final class GenerationPublisher {
       if (known.headUnknown() && store.head(key).filter(info -> info.size() == length).isPresent()) {
         return; // de-duplicated: stored by an older generation
       }
-      if (store.putIfAbsent(key, Content.ofRange(chunk, 0, length)) == PutOutcome.CREATED) {
+      // Declared with its SHA-256 so that a store that checks it refuses bytes changed after hashing.
+      Content bytes = Content.ofRange(chunk, 0, length).withSha256(HexFormat.of().parseHex(chunkSha));
+      if (store.putIfAbsent(key, bytes) == PutOutcome.CREATED) {
         uploadedBytes.addAndGet(length);
         uploadedChunks.incrementAndGet();
       }

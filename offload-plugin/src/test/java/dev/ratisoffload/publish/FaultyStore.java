@@ -4,6 +4,9 @@ import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ForwardingObjectStore;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreUnavailableException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,6 +21,7 @@ public final class FaultyStore extends ForwardingObjectStore {
   private volatile CountDownLatch gate;
   private final CountDownLatch blocked = new CountDownLatch(1);
   private final AtomicInteger puts = new AtomicInteger();
+  private final Map<String, String> declaredSha256 = new ConcurrentHashMap<>();
 
   public FaultyStore(ObjectStore delegate) {
     super(delegate);
@@ -54,6 +58,11 @@ public final class FaultyStore extends ForwardingObjectStore {
     return puts.get();
   }
 
+  /** The SHA-256 (hex) each put declared with its content, by key. */
+  public Map<String, String> declaredSha256() {
+    return Map.copyOf(declaredSha256);
+  }
+
   @Override
   public PutOutcome putIfAbsent(String key, Content content) {
     CountDownLatch g = gate;
@@ -72,6 +81,7 @@ public final class FaultyStore extends ForwardingObjectStore {
       throw new StoreUnavailableException("injected failure writing " + key, null);
     }
     puts.incrementAndGet();
+    content.sha256().ifPresent(digest -> declaredSha256.put(key, HexFormat.of().formatHex(digest)));
     return super.putIfAbsent(key, content);
   }
 }

@@ -17,7 +17,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -83,6 +85,18 @@ class GenerationPublisherTest {
     new GenerationReader(store).readFile(manifest, manifest.files().get(0), out);
     assertTrue(java.util.Arrays.equals(a, out.toByteArray()));
     assertTrue(manifest.files().get(0).chunks().size() > 4, "the file was chunked");
+  }
+
+  /** A store that checks a declared SHA-256 (S3 does) refuses a chunk whose bytes changed after hashing. */
+  @Test
+  void everyChunkIsDeclaredWithItsSha256AndNothingElseIs() throws IOException {
+    PublishResult result = publisher.publish(source(11, file("a", random(500_000, 9))), OPEN);
+    Manifest manifest = new GenerationReader(store).verify(assertInstanceOf(PublishResult.Published.class, result)
+        .id());
+    Map<String, String> declared = store.declaredSha256();
+    List<String> chunkShas = manifest.files().get(0).chunks().stream().map(Manifest.ChunkRef::sha256).toList();
+    assertEquals(Set.copyOf(chunkShas).size(), declared.size(), "one declaration per chunk, none for the manifest");
+    declared.forEach((key, sha) -> assertTrue(key.endsWith("/" + sha) && chunkShas.contains(sha), key));
   }
 
   @Test
