@@ -3,6 +3,7 @@ package dev.ratisoffload.drill;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
@@ -27,7 +28,7 @@ final class Report {
   private final List<Step> steps = new ArrayList<>();
   private final List<String> restored = new ArrayList<>();
   private final List<String> verified = new ArrayList<>();
-  private final List<String> problems = new ArrayList<>();
+  private final List<String> problems = Collections.synchronizedList(new ArrayList<>()); // groups check in parallel
   private final PrintStream progress;
 
   Report(PrintStream progress) {

@@ -94,6 +94,13 @@ final class PublishScheduler implements AutoCloseable {
     scheduled.put(group, timer.schedule(() -> submit(group), delayMillis, TimeUnit.MILLISECONDS));
   }
 
+  /** Schedules the group's next pass unless it was removed: atomic against {@link #discover} removing it. */
+  private void reschedule(RaftGroupId group, long delayMillis) {
+    scheduled.computeIfPresent(group, (g, previous) -> closed
+        ? previous
+        : timer.schedule(() -> submit(g), delayMillis, TimeUnit.MILLISECONDS));
+  }
+
   private void submit(RaftGroupId group) {
     if (closed || !scheduled.containsKey(group)) {
       return;
@@ -101,13 +108,13 @@ final class PublishScheduler implements AutoCloseable {
     try {
       workers.execute(() -> {
         try {
-          pass.accept(group);
+          if (scheduled.containsKey(group)) { // not if the group left this server while waiting for a worker
+            pass.accept(group);
+          }
         } catch (RuntimeException e) {
           LOG.warn("publish pass of group {} failed unexpectedly: {}", group.getUuid(), e.toString(), e);
         } finally {
-          if (scheduled.containsKey(group)) {
-            schedule(group, interval.toMillis() - jitter.toMillis() / 2 + randomJitter());
-          }
+          reschedule(group, interval.toMillis() - jitter.toMillis() / 2 + randomJitter());
         }
       });
     } catch (java.util.concurrent.RejectedExecutionException e) {
