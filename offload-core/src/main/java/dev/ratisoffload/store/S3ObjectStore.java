@@ -7,11 +7,14 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
@@ -46,6 +49,10 @@ public final class S3ObjectStore implements ObjectStore {
 
   private static final int PRECONDITION_FAILED = 412;
   private static final int PART_UPLOAD_THREADS = 8;
+  private static final String OCTET_STREAM = "application/octet-stream";
+  /** Error codes by which S3 servers refuse a body that does not match a checksum sent with it. */
+  private static final Set<String> CHECKSUM_MISMATCH_CODES =
+      Set.of("BadDigest", "XAmzContentChecksumMismatch", "XAmzContentSHA256Mismatch");
 
   private final S3Client s3;
   private final String bucket;
@@ -111,8 +118,9 @@ public final class S3ObjectStore implements ObjectStore {
         PutObjectRequest.Builder put = encrypted(PutObjectRequest.builder().bucket(bucket).key(fullKey)
             .ifNoneMatch("*").contentLength(content.size()));
         declaredSha256(content).ifPresent(put::checksumSHA256);
-        s3.putObject(put.build(),
-            RequestBody.fromContentProvider(content::open, content.size(), "application/octet-stream"));
+        try (ClosingStreamProvider body = new ClosingStreamProvider(content::open)) {
+          s3.putObject(put.build(), RequestBody.fromContentProvider(body, content.size(), OCTET_STREAM));
+        }
       }
       return PutOutcome.CREATED;
     } catch (S3Exception e) {
@@ -167,6 +175,7 @@ public final class S3ObjectStore implements ObjectStore {
     String uploadId = s3.createMultipartUpload(create.build()).uploadId();
     boolean completed = false;
     List<Future<CompletedPart>> parts = new ArrayList<>();
+    AtomicBoolean failed = new AtomicBoolean();
     try {
       long partSize = settings.partSize();
       int partNumber = 1;
@@ -175,13 +184,20 @@ public final class S3ObjectStore implements ObjectStore {
         int number = partNumber;
         long start = offset;
         parts.add(partUploads.submit(() -> {
-          String etag = s3.uploadPart(
-                  b -> b.bucket(bucket).key(fullKey).uploadId(uploadId).partNumber(number)
-                      .contentLength(length),
-                  RequestBody.fromContentProvider(() -> content.open(start, length), length,
-                      "application/octet-stream"))
-              .eTag();
-          return CompletedPart.builder().partNumber(number).eTag(etag).build();
+          if (failed.get()) { // parts still queued behind a failed one need not be sent
+            throw new CancellationException("another part of the upload failed");
+          }
+          try (ClosingStreamProvider body = new ClosingStreamProvider(() -> content.open(start, length))) {
+            String etag = s3.uploadPart(
+                    b -> b.bucket(bucket).key(fullKey).uploadId(uploadId).partNumber(number)
+                        .contentLength(length),
+                    RequestBody.fromContentProvider(body, length, OCTET_STREAM))
+                .eTag();
+            return CompletedPart.builder().partNumber(number).eTag(etag).build();
+          } catch (RuntimeException e) {
+            failed.set(true);
+            throw e;
+          }
         }));
       }
       List<CompletedPart> done = new ArrayList<>();
@@ -206,6 +222,8 @@ public final class S3ObjectStore implements ObjectStore {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw SdkClientException.create("interrupted while uploading parts", e);
+    } catch (CancellationException e) {
+      throw SdkClientException.create("the store was closed while uploading parts", e);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof SdkException sdk) {
         throw sdk;
@@ -219,7 +237,7 @@ public final class S3ObjectStore implements ObjectStore {
       part.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (ExecutionException e) {
+    } catch (ExecutionException | CancellationException e) {
       // the failure that matters is already on its way up
     }
   }
@@ -333,7 +351,12 @@ public final class S3ObjectStore implements ObjectStore {
 
   @Override
   public void close() {
-    partUploads.shutdownNow();
+    // Parts still queued never run: cancel them so that an upload waiting for them fails instead of hanging.
+    for (Runnable queued : partUploads.shutdownNow()) {
+      if (queued instanceof Future<?> part) {
+        part.cancel(false);
+      }
+    }
     s3.close();
   }
 
@@ -360,9 +383,9 @@ public final class S3ObjectStore implements ObjectStore {
       if (status == 404) {
         return new ObjectNotFoundException(describe(), key);
       }
-      if (status == 400 && "BadDigest".equals(code)) {
-        return new IntegrityException(what + ": the store computed another SHA-256 for the bytes it received"
-            + " than the one they were sent with (BadDigest): they changed on the way or in this process's"
+      if (status == 400 && CHECKSUM_MISMATCH_CODES.contains(code)) {
+        return new IntegrityException(what + ": the store computed another checksum for the bytes it received"
+            + " than the one they were sent with (" + code + "): they changed on the way or in this process's"
             + " memory, and nothing was stored at the key", e);
       }
       if (status == 401 || status == 403) {

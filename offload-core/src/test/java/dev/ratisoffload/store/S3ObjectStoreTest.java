@@ -111,6 +111,135 @@ class S3ObjectStoreTest extends ObjectStoreContract {
     assertTrue(store.head(key("flipped")).isEmpty());
   }
 
+  /** With checksums sent only when required, no SHA-256 goes with a chunk: a store that cannot take it is spared. */
+  @Test
+  void noSha256IsDeclaredWhenChecksumsAreSentOnlyWhenRequired() throws IOException {
+    byte[] chunk = new byte[300_000];
+    new Random(11).nextBytes(chunk);
+    byte[] wrong = sha256(new byte[] {1});
+    try (S3ObjectStore plain = new S3ObjectStore(StoreUri.parse("s3://contract/some/prefix"),
+        settings(s3, s3.secretKey()).checksum(S3Settings.ChecksumMode.WHEN_REQUIRED).build())) {
+      assertEquals(PutOutcome.CREATED, plain.putIfAbsent(key("undeclared"), Content.of(chunk).withSha256(wrong)));
+      assertArrayEquals(chunk, read(plain.get(key("undeclared"))));
+    }
+  }
+
+  /** Every stream a put opens over its content is closed, single and multipart: a file's handle must not leak. */
+  @Test
+  void everyStreamAPutOpensIsClosed() {
+    byte[] small = new byte[300_000];
+    byte[] big = new byte[13 * 1024 * 1024];
+    new Random(9).nextBytes(small);
+    new Random(10).nextBytes(big);
+    Content[] contents = {Content.of(small).withSha256(sha256(small)), Content.of(small), Content.of(big)};
+    for (int i = 0; i < contents.length; i++) {
+      Content content = contents[i];
+      OpenStreams tracked = new OpenStreams(content);
+      assertEquals(PutOutcome.CREATED, store.putIfAbsent(key("closed-" + i), tracked));
+      assertEquals(PutOutcome.ALREADY_PRESENT, store.putIfAbsent(key("closed-" + i), tracked));
+      assertTrue(tracked.opened.get() > 0);
+      assertEquals(0, tracked.open.get(), () -> tracked.open.get() + " of " + tracked.opened.get()
+          + " streams left open by a put of " + content.size() + " bytes");
+    }
+  }
+
+  /**
+   * When a part fails, the parts still queued are not sent, and the put fails only once the parts in flight
+   * have ended (an abort may not remove a part still uploading), with every stream closed.
+   */
+  @Test
+  void aFailedPartStopsThePartsQueuedBehindItAndThoseInFlightEndBeforeThePutFails() {
+    int partCount = 40;
+    Content zeros = new Content() {
+      @Override
+      public long size() {
+        return partCount * S3Settings.MIN_PART_SIZE;
+      }
+
+      @Override
+      public java.io.InputStream open() {
+        return open(0, size());
+      }
+
+      @Override
+      public java.io.InputStream open(long offset, long length) {
+        return new BoundedInputStream(new java.io.InputStream() {
+          @Override
+          public int read() {
+            return 0;
+          }
+
+          @Override
+          public int read(byte[] b, int off, int len) {
+            java.util.Arrays.fill(b, off, off + len, (byte) 0);
+            return len;
+          }
+        }, length);
+      }
+    };
+    OpenStreams tracked = new OpenStreams(zeros, true);
+    assertThrows(StoreException.class, () -> store.putIfAbsent(key("failed-part"), tracked));
+    assertTrue(tracked.opened.get() < partCount, () -> tracked.opened.get() + " streams opened for " + partCount + " parts");
+    assertEquals(0, tracked.open.get(), "streams still open after the put failed");
+    assertTrue(store.head(key("failed-part")).isEmpty());
+  }
+
+  /** Content that counts the streams opened over it and those still open; the first open may fail. */
+  private static final class OpenStreams extends Content {
+    final Content bytes;
+    final boolean failFirstOpen;
+    final java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+
+    OpenStreams(Content bytes) {
+      this(bytes, false);
+    }
+
+    OpenStreams(Content bytes, boolean failFirstOpen) {
+      this.bytes = bytes;
+      this.failFirstOpen = failFirstOpen;
+    }
+
+    @Override
+    public long size() {
+      return bytes.size();
+    }
+
+    @Override
+    public java.util.Optional<byte[]> sha256() {
+      return bytes.sha256();
+    }
+
+    @Override
+    public java.io.InputStream open() {
+      return tracked(bytes::open);
+    }
+
+    @Override
+    public java.io.InputStream open(long offset, long length) {
+      return tracked(() -> bytes.open(offset, length));
+    }
+
+    private java.io.InputStream tracked(java.util.function.Supplier<java.io.InputStream> opener) {
+      if (opened.getAndIncrement() == 0 && failFirstOpen) {
+        throw new java.io.UncheckedIOException(new IOException("the disk is gone"));
+      }
+      open.incrementAndGet();
+      return new java.io.FilterInputStream(opener.get()) {
+        private boolean closed;
+
+        @Override
+        public void close() throws IOException {
+          if (!closed) {
+            closed = true;
+            open.decrementAndGet();
+          }
+          super.close();
+        }
+      };
+    }
+  }
+
   @Test
   void anUnreachableServerIsRetriable() {
     int closedPort = dev.ratisoffload.testkit.FreePorts.next();

@@ -81,7 +81,21 @@ public final class FaultyStore extends ForwardingObjectStore {
       throw new StoreUnavailableException("injected failure writing " + key, null);
     }
     puts.incrementAndGet();
-    content.sha256().ifPresent(digest -> declaredSha256.put(key, HexFormat.of().formatHex(digest)));
+    content.sha256().ifPresent(digest -> {
+      // as S3 does: the bytes must have the SHA-256 they are declared with
+      if (!java.util.Arrays.equals(digest, sha256(content.toByteArray()))) {
+        throw new dev.ratisoffload.store.IntegrityException("BadDigest for " + key, null);
+      }
+      declaredSha256.put(key, HexFormat.of().formatHex(digest));
+    });
     return super.putIfAbsent(key, content);
+  }
+
+  private static byte[] sha256(byte[] bytes) {
+    try {
+      return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
   }
 }
