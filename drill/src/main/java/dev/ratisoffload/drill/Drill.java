@@ -210,7 +210,11 @@ public final class Drill implements Callable<Integer> {
     void run(T item) throws Exception;
   }
 
-  /** Runs the work on every item at once, each on a thread of its own, and fails with the first failure. */
+  /**
+   * Runs the work on every item at once, each on a thread of its own, and returns when all have ended:
+   * then it fails with the first failure, the others suppressed in it, so no work still runs (and reports)
+   * while the failure is being told.
+   */
   static <T> void inParallel(Collection<T> items, ItemWork<T> work) throws Exception {
     ExecutorService threads = Executors.newFixedThreadPool(Math.max(1, items.size()));
     try {
@@ -221,12 +225,21 @@ public final class Drill implements Callable<Integer> {
           return null;
         }));
       }
+      Exception first = null;
       for (Future<?> f : all) {
         try {
           f.get();
         } catch (ExecutionException e) {
-          throw e.getCause() instanceof Exception cause ? cause : e;
+          Exception failure = e.getCause() instanceof Exception cause ? cause : e;
+          if (first == null) {
+            first = failure;
+          } else {
+            first.addSuppressed(failure);
+          }
         }
+      }
+      if (first != null) {
+        throw first;
       }
     } finally {
       threads.shutdownNow();

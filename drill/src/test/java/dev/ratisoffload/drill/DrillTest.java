@@ -78,6 +78,33 @@ class DrillTest {
     }
   }
 
+  /** A failing check is told only after the other checks ended, each failure in it. */
+  @Test
+  void parallelChecksAllEndBeforeTheFirstFailureIsThrown() {
+    java.util.concurrent.CountDownLatch firstFailed = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean slowEnded = new java.util.concurrent.atomic.AtomicBoolean();
+    Exception thrown = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+        () -> Drill.inParallel(List.of("fails", "slow", "also fails"), item -> {
+          switch (item) {
+            case "fails" -> {
+              firstFailed.countDown();
+              throw new IllegalStateException("first");
+            }
+            case "slow" -> {
+              firstFailed.await();
+              for (int i = 0; i < 1_000_000; i++) {
+                Thread.onSpinWait();
+              }
+              slowEnded.set(true);
+            }
+            default -> throw new IllegalArgumentException("second");
+          }
+        }));
+    assertTrue(slowEnded.get(), "the failure was thrown while a check still ran");
+    assertEquals("first", thrown.getMessage());
+    assertEquals(1, thrown.getSuppressed().length);
+  }
+
   @Test
   void storeFlagsWithoutAStoreAreAUsageError() {
     Run run = drill("--endpoint", "http://127.0.0.1:9000");

@@ -37,8 +37,23 @@ final class PublishScheduler implements AutoCloseable {
   private final Duration jitter;
   private final ScheduledExecutorService timer;
   private final ExecutorService workers;
-  private final Map<RaftGroupId, ScheduledFuture<?>> scheduled = new ConcurrentHashMap<>();
+  private final Map<RaftGroupId, Run> scheduled = new ConcurrentHashMap<>();
   private volatile boolean closed;
+
+  /**
+   * A group's passes from when it is found until it leaves. A group that leaves and is found again gets a
+   * new run, so a pass of the old one that ends late cannot schedule a second timer beside the new one.
+   */
+  private static final class Run {
+    volatile ScheduledFuture<?> next;
+
+    void cancel() {
+      ScheduledFuture<?> pending = next;
+      if (pending != null) {
+        pending.cancel(false);
+      }
+    }
+  }
 
   /** Told when a group starts or stops being scheduled. */
   interface GroupListener {
@@ -70,14 +85,16 @@ final class PublishScheduler implements AutoCloseable {
       for (RaftGroupId group : hosted) {
         if (!scheduled.containsKey(group)) {
           listener.added(group);
-          schedule(group, randomJitter());
+          Run run = new Run();
+          scheduled.put(group, run);
+          scheduleNext(group, run, randomJitter());
         }
       }
       for (RaftGroupId group : Set.copyOf(scheduled.keySet())) {
         if (!hosted.contains(group)) {
-          ScheduledFuture<?> next = scheduled.remove(group);
-          if (next != null) {
-            next.cancel(false);
+          Run run = scheduled.remove(group);
+          if (run != null) {
+            run.cancel();
           }
           listener.removed(group);
         }
@@ -87,34 +104,37 @@ final class PublishScheduler implements AutoCloseable {
     }
   }
 
-  private void schedule(RaftGroupId group, long delayMillis) {
-    if (closed) {
-      return;
-    }
-    scheduled.put(group, timer.schedule(() -> submit(group), delayMillis, TimeUnit.MILLISECONDS));
+  /**
+   * Schedules the run's next pass while it is still the group's run: atomic against {@link #discover}
+   * removing the group, which cancels the pass scheduled last.
+   */
+  private void scheduleNext(RaftGroupId group, Run run, long delayMillis) {
+    scheduled.computeIfPresent(group, (g, current) -> {
+      if (current == run && !closed) {
+        run.next = timer.schedule(() -> submit(g, run), delayMillis, TimeUnit.MILLISECONDS);
+      }
+      return current;
+    });
   }
 
-  /** Schedules the group's next pass unless it was removed: atomic against {@link #discover} removing it. */
-  private void reschedule(RaftGroupId group, long delayMillis) {
-    scheduled.computeIfPresent(group, (g, previous) -> closed
-        ? previous
-        : timer.schedule(() -> submit(g), delayMillis, TimeUnit.MILLISECONDS));
+  private boolean isCurrent(RaftGroupId group, Run run) {
+    return !closed && scheduled.get(group) == run;
   }
 
-  private void submit(RaftGroupId group) {
-    if (closed || !scheduled.containsKey(group)) {
+  private void submit(RaftGroupId group, Run run) {
+    if (!isCurrent(group, run)) {
       return;
     }
     try {
       workers.execute(() -> {
         try {
-          if (scheduled.containsKey(group)) { // not if the group left this server while waiting for a worker
+          if (isCurrent(group, run)) { // not if the group left this server while waiting for a worker
             pass.accept(group);
           }
         } catch (RuntimeException e) {
           LOG.warn("publish pass of group {} failed unexpectedly: {}", group.getUuid(), e.toString(), e);
         } finally {
-          reschedule(group, interval.toMillis() - jitter.toMillis() / 2 + randomJitter());
+          scheduleNext(group, run, interval.toMillis() - jitter.toMillis() / 2 + randomJitter());
         }
       });
     } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -131,7 +151,7 @@ final class PublishScheduler implements AutoCloseable {
   public void close() {
     closed = true;
     timer.shutdownNow();
-    scheduled.values().forEach(f -> f.cancel(false));
+    scheduled.values().forEach(Run::cancel);
   }
 
   static java.util.concurrent.ThreadFactory daemon(String name) {
