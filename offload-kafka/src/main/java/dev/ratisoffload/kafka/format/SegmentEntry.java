@@ -1,7 +1,10 @@
 package dev.ratisoffload.kafka.format;
 
-/** What a segment holds at a run of offsets: one record, or a hole of one or more offsets. */
-public sealed interface SegmentEntry permits BackupRecord, Hole {
+/**
+ * What a segment holds at a run of offsets: one record (whole, or its {@link RecordOutline}), or a hole of
+ * one or more offsets.
+ */
+public sealed interface SegmentEntry permits BackupRecord, RecordOutline, Hole {
 
   /** The first offset this entry covers. */
   long offset();

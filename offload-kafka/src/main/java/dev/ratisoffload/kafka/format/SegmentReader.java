@@ -126,6 +126,18 @@ public final class SegmentReader implements Closeable {
 
   /** The next record or hole, or null once the end was reached and the whole segment verified. */
   public SegmentEntry next() {
+    return read(false);
+  }
+
+  /**
+   * Like {@link #next()}, with every check, but a record comes as its {@link RecordOutline}: its key and
+   * value are skipped, not copied. For a pass that needs to know where records are and how large.
+   */
+  public SegmentEntry nextOutline() {
+    return read(true);
+  }
+
+  private SegmentEntry read(boolean outline) {
     if (finished) {
       return null;
     }
@@ -134,7 +146,7 @@ public final class SegmentReader implements Closeable {
       switch (type) {
         case SegmentWriter.RECORD:
           previousWasHole = false;
-          return readRecord();
+          return readRecord(outline);
         case SegmentWriter.HOLE:
           return readHole();
         case SegmentWriter.END:
@@ -153,7 +165,7 @@ public final class SegmentReader implements Closeable {
     }
   }
 
-  private BackupRecord readRecord() throws IOException {
+  private SegmentEntry readRecord(boolean outline) throws IOException {
     if (next > header.lastOffset()) {
       throw corrupt("a record past the last offset " + header.lastOffset());
     }
@@ -163,8 +175,10 @@ public final class SegmentReader implements Closeable {
       throw corrupt("unknown timestamp type " + kindCode + " at offset " + next);
     }
     long timestamp = previousTimestamp + Varints.unzigzag(readVarint());
-    byte[] key = readNullable();
-    byte[] value = readNullable();
+    int keyLength = readNullableLength();
+    byte[] key = outline ? skip(keyLength) : readBytesOrNull(keyLength);
+    int valueLength = readNullableLength();
+    byte[] value = outline ? skip(valueLength) : readBytesOrNull(valueLength);
     long headerCount = readVarint();
     if (headerCount < 0 || headerCount > remaining()) {
       throw corrupt("record at offset " + next + " claims " + headerCount + " headers");
@@ -173,7 +187,9 @@ public final class SegmentReader implements Closeable {
     for (long i = 0; i < headerCount; i++) {
       headers.add(new RecordHeader(readUtf8(readLength()), readNullable()));
     }
-    BackupRecord record = new BackupRecord(next, timestamp, kind, key, value, headers);
+    SegmentEntry record = outline
+        ? new RecordOutline(next, timestamp, kind, keyLength, valueLength, headers)
+        : new BackupRecord(next, timestamp, kind, key, value, headers);
     if (records == 0) {
       minTimestamp = timestamp;
       maxTimestamp = timestamp;
@@ -268,15 +284,36 @@ public final class SegmentReader implements Closeable {
   }
 
   private byte[] readNullable() throws IOException {
+    return readBytesOrNull(readNullableLength());
+  }
+
+  /** A nullable field's length, -1 for null. */
+  private int readNullableLength() throws IOException {
     long lengthPlusOne = readVarint();
     if (lengthPlusOne == 0) {
-      return null;
+      return -1;
     }
     long length = lengthPlusOne - 1; // a varint is unsigned: above 2^63 it reads as negative here
     if (length < 0 || length > remaining() || length > Integer.MAX_VALUE - 16) {
       throw corrupt("a length of " + length + " bytes at offset " + next + " exceeds the body");
     }
-    return readBytes((int) length);
+    return (int) length;
+  }
+
+  private byte[] readBytesOrNull(int length) throws IOException {
+    return length < 0 ? null : readBytes(length);
+  }
+
+  /** Passes over a nullable field of {@code length} bytes (-1: null); returns null, as nothing was copied. */
+  private byte[] skip(int length) throws IOException {
+    if (length > 0) {
+      if (length > remaining()) {
+        throw corrupt("a length of " + length + " bytes at offset " + next + " exceeds the body");
+      }
+      decoded.skip(length);
+      countDecoded(length);
+    }
+    return null;
   }
 
   private byte[] readBytes(int length) throws IOException {
@@ -348,6 +385,19 @@ public final class SegmentReader implements Closeable {
         return -1;
       }
       return buf[pos++] & 0xFF;
+    }
+
+    /** Passes over exactly {@code length} bytes; the caller has checked the length against the body's size. */
+    void skip(int length) throws IOException {
+      int left = length;
+      while (left > 0) {
+        if (pos == limit && !fill()) {
+          throw new EOFException();
+        }
+        int n = Math.min(left, limit - pos);
+        pos += n;
+        left -= n;
+      }
     }
 
     /** Exactly {@code length} bytes; the caller has checked the length against the body's size. */

@@ -1,6 +1,5 @@
 package dev.ratisoffload.kafka.read;
 
-import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.Hole;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
 import dev.ratisoffload.kafka.format.SegmentEntry;
@@ -125,11 +124,11 @@ public final class ChainVerifier {
       List<Hole> segmentHoles = new ArrayList<>();
       try (SegmentReader reader = source.open(segment)) {
         header = reader.header();
-        for (SegmentEntry entry = reader.next(); entry != null; entry = reader.next()) {
-          if (entry instanceof BackupRecord) {
-            segmentRecords++;
+        for (SegmentEntry entry = reader.nextOutline(); entry != null; entry = reader.nextOutline()) {
+          if (entry instanceof Hole hole) {
+            segmentHoles.add(hole);
           } else {
-            segmentHoles.add((Hole) entry);
+            segmentRecords++;
           }
         }
       } catch (IntegrityException e) {

@@ -99,7 +99,7 @@ public final class SegmentSource {
   /** Reads the whole segment, verifying everything, and returns its header. */
   public SegmentHeader verify(StoredSegment segment) {
     try (SegmentReader reader = open(segment)) {
-      while (reader.next() != null) {
+      while (reader.nextOutline() != null) {
         // every entry is checked as it is read; the hash at the end
       }
       return reader.header();

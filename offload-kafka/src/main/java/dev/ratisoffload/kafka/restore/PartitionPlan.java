@@ -1,7 +1,7 @@
 package dev.ratisoffload.kafka.restore;
 
-import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.Hole;
+import dev.ratisoffload.kafka.format.RecordOutline;
 import dev.ratisoffload.kafka.format.SegmentEntry;
 import dev.ratisoffload.kafka.format.SegmentReader;
 import dev.ratisoffload.kafka.read.ChainVerifier;
@@ -80,14 +80,15 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
       try (SegmentReader reader = object != null ? source.open(segment, object) : source.open(segment)) {
         links.accept(segment, reader.header());
         // Read to the end even past the cut: the segment's hash covers all of it.
-        for (SegmentEntry entry = reader.next(); entry != null; entry = reader.next()) {
+        // Outlines: the verify pass needs where records are and their sizes, not copies of their bytes.
+        for (SegmentEntry entry = reader.nextOutline(); entry != null; entry = reader.nextOutline()) {
           if (cut) {
             continue;
           }
           if (entry instanceof Hole hole) {
             pendingHoleOffsets += hole.count();
             addHole(holes, hole);
-          } else if (entry instanceof BackupRecord record) {
+          } else if (entry instanceof RecordOutline record) {
             if (until.isPresent() && record.timestamp() > until.get().toEpochMilli()) {
               cut = true;
               continue;

@@ -1,8 +1,6 @@
 package dev.ratisoffload.kafka.restore;
 
-import dev.ratisoffload.kafka.format.BackupRecord;
-import dev.ratisoffload.kafka.format.RecordHeader;
-import java.nio.charset.StandardCharsets;
+import dev.ratisoffload.kafka.format.RecordOutline;
 
 /** How many bytes a record takes in a batch of its own, at most: what the target's size limits must allow. */
 final class RecordSizes {
@@ -16,15 +14,9 @@ final class RecordSizes {
 
   private RecordSizes() {}
 
-  static int upperBound(BackupRecord record) {
-    long size = BATCH_OVERHEAD + RECORD_OVERHEAD + length(record.key()) + length(record.value());
-    for (RecordHeader header : record.headers()) {
-      size += HEADER_OVERHEAD + header.key().getBytes(StandardCharsets.UTF_8).length + length(header.value());
-    }
+  static int upperBound(RecordOutline record) {
+    long size = BATCH_OVERHEAD + RECORD_OVERHEAD + (long) HEADER_OVERHEAD * record.headers().size()
+        + record.payloadBytes();
     return (int) Math.min(Integer.MAX_VALUE, size);
-  }
-
-  private static int length(byte[] bytes) {
-    return bytes == null ? 0 : bytes.length;
   }
 }

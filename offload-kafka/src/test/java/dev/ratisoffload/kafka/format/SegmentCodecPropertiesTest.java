@@ -57,23 +57,48 @@ class SegmentCodecPropertiesTest {
     assertEquals(previous, SegmentHeader.decode(a, "test").previousSha256());
   }
 
+  /** Outlines come with every check whole records do, and describe exactly the records they stand for. */
+  @Property(tries = 200)
+  void outlinesDescribeTheRecordsTheyStandFor(@ForAll("runs") PartitionRun run, @ForAll Codec codec) {
+    byte[] object = encode(run, codec, null).content().toByteArray();
+    List<SegmentEntry> expected = run.entries().stream()
+        .map(e -> e instanceof BackupRecord record ? RecordOutline.of(record) : e).toList();
+    assertEquals(expected, readOutlines(object));
+  }
+
   @Property(tries = 300)
   void anyChangedByteIsDetected(@ForAll("runs") PartitionRun run, @ForAll Codec codec,
-      @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE - 1) int position, @ForAll @IntRange(min = 1, max = 255) int flip) {
+      @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE - 1) int position, @ForAll @IntRange(min = 1, max = 255) int flip,
+      @ForAll boolean outlines) {
     byte[] object = encode(run, codec, null).content().toByteArray();
     int at = position % object.length;
     object[at] ^= (byte) flip;
-    assertThrows(CorruptSegmentException.class, () -> SegmentReader.readAll(object, "test"));
+    assertThrows(CorruptSegmentException.class, () -> read(object, outlines));
   }
 
   @Property(tries = 200)
   void aTruncatedOrExtendedObjectIsDetected(@ForAll("runs") PartitionRun run, @ForAll Codec codec,
-      @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE - 1) int position, @ForAll boolean extend) {
+      @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE - 1) int position, @ForAll boolean extend,
+      @ForAll boolean outlines) {
     byte[] object = encode(run, codec, null).content().toByteArray();
     byte[] changed = extend
         ? Arrays.copyOf(object, object.length + 1 + position % 100)
         : Arrays.copyOf(object, position % object.length);
-    assertThrows(CorruptSegmentException.class, () -> SegmentReader.readAll(changed, "test"));
+    assertThrows(CorruptSegmentException.class, () -> read(changed, outlines));
+  }
+
+  private static List<SegmentEntry> read(byte[] object, boolean outlines) {
+    return outlines ? readOutlines(object) : SegmentReader.readAll(object, "test");
+  }
+
+  private static List<SegmentEntry> readOutlines(byte[] object) {
+    List<SegmentEntry> entries = new java.util.ArrayList<>();
+    try (SegmentReader reader = SegmentReader.open(new java.io.ByteArrayInputStream(object), "test")) {
+      for (SegmentEntry e = reader.nextOutline(); e != null; e = reader.nextOutline()) {
+        entries.add(e);
+      }
+    }
+    return entries;
   }
 
   @Property(tries = 50)
