@@ -2,11 +2,18 @@ package dev.ratisoffload.format;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
  * Splits a stream into content-defined chunks with a gear rolling hash. Memory is bounded by twice the
  * policy's maximum chunk size, whatever the stream's length.
+ *
+ * <p>A chunker keeps its window (the bytes read ahead of the next boundary) for the next stream, so that
+ * the files of a publish share one instead of allocating one each: the window is a large object for the
+ * garbage collector, and allocating such objects is what starts its concurrent cycles and their pauses.
+ * The window grows with the streams, from {@value #FIRST_WINDOW} bytes, so a short file takes a small
+ * one. Not thread-safe: one stream at a time.
  */
 public final class Chunker {
 
@@ -37,8 +44,11 @@ public final class Chunker {
     }
   }
 
+  static final int FIRST_WINDOW = 64 * 1024;
+
   private final ChunkingPolicy policy;
   private final long mask;
+  private byte[] window = new byte[0];
 
   public Chunker(ChunkingPolicy policy) {
     this.policy = policy;
@@ -63,28 +73,29 @@ public final class Chunker {
 
   /** Reads {@code in} to its end, copying each chunk into an array the sink provides. */
   public void split(InputStream in, BufferSink sink) throws IOException {
-    byte[] buffer = new byte[policy.max() * 2];
     int filled = 0;
     int start = 0;
     boolean eof = false;
     while (true) {
-      if (!eof && filled - start < policy.max()) {
-        // Compact, then top up so a whole maximal chunk is available.
-        if (start > 0) {
-          System.arraycopy(buffer, start, buffer, 0, filled - start);
+      // A boundary is found among a whole maximal chunk's bytes, or among the last bytes of the stream.
+      while (!eof && filled - start < policy.max()) {
+        if (start > 0) { // compact
+          System.arraycopy(window, start, window, 0, filled - start);
           filled -= start;
           start = 0;
         }
-        int n = in.readNBytes(buffer, filled, buffer.length - filled);
-        filled += n;
-        eof = filled < buffer.length;
+        if (filled == window.length) {
+          window = Arrays.copyOf(window, Math.min(2 * policy.max(), Math.max(FIRST_WINDOW, 2 * window.length)));
+        }
+        filled += in.readNBytes(window, filled, window.length - filled);
+        eof = filled < window.length; // readNBytes reads less only at the end
       }
       if (filled == start) {
         return;
       }
-      int length = boundary(buffer, start, filled - start);
+      int length = boundary(window, start, filled - start);
       byte[] chunk = sink.buffer(length);
-      System.arraycopy(buffer, start, chunk, 0, length);
+      System.arraycopy(window, start, chunk, 0, length);
       sink.accept(chunk, length);
       start += length;
     }

@@ -1,6 +1,7 @@
 package dev.ratisoffload.format;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
@@ -35,6 +36,66 @@ class ChunkerTest {
       joined.write(chunk);
     }
     assertArrayEquals(data, joined.toByteArray());
+  }
+
+  /**
+   * A chunker used for stream after stream, read in pieces of any size, cuts each exactly where the gear
+   * hash over the whole stream says: its window, kept and grown between streams, never moves a boundary
+   * (which would defeat de-duplication against earlier generations).
+   */
+  @Property(tries = 100)
+  void aReusedChunkerCutsEveryStreamWhereTheWholeStreamSays(
+      @ForAll @net.jqwik.api.constraints.Size(max = 6) List<@IntRange(max = 700_000) Integer> lengths,
+      @ForAll boolean largeChunks, @ForAll long seed) throws IOException {
+    // Large chunks: the window grows over several streams, from its first size to two maximal chunks.
+    Chunker reused = new Chunker(largeChunks ? ChunkingPolicy.ofAverage(64 * 1024) : POLICY);
+    Random random = new Random(seed);
+    for (int length : lengths) {
+      byte[] data = random(length, random.nextLong());
+      List<Integer> expected = new ArrayList<>();
+      for (int start = 0; start < data.length; ) {
+        int chunk = reused.boundary(data, start, data.length - start);
+        expected.add(chunk);
+        start += chunk;
+      }
+      List<Integer> actual = new ArrayList<>();
+      ByteArrayOutputStream joined = new ByteArrayOutputStream();
+      reused.split(new TrickleInputStream(data, random.nextLong()), new Chunker.BufferSink() {
+        @Override
+        public byte[] buffer(int size) {
+          return new byte[size + 3];
+        }
+
+        @Override
+        public void accept(byte[] buffer, int size) {
+          actual.add(size);
+          joined.write(buffer, 0, size);
+        }
+      });
+      assertEquals(expected, actual);
+      assertArrayEquals(data, joined.toByteArray());
+    }
+  }
+
+  /** Gives its bytes back a few at a time, as a socket or a budgeted stream may. */
+  private static final class TrickleInputStream extends java.io.InputStream {
+    private final ByteArrayInputStream bytes;
+    private final Random random;
+
+    TrickleInputStream(byte[] data, long seed) {
+      this.bytes = new ByteArrayInputStream(data);
+      this.random = new Random(seed);
+    }
+
+    @Override
+    public int read() {
+      return bytes.read();
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) {
+      return bytes.read(b, off, Math.min(len, 1 + random.nextInt(20_000)));
+    }
   }
 
   /** An insertion in the middle leaves most chunks unchanged: the point of content-defined chunks. */

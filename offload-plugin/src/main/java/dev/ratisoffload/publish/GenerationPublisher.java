@@ -169,6 +169,8 @@ public final class GenerationPublisher {
     /** Each runs one digest of the files, chunk after chunk in order. */
     private final ExecutorService shaLane = Executors.newSingleThreadExecutor(daemon("offload-digest-sha256"));
     private final ExecutorService md5Lane = Executors.newSingleThreadExecutor(daemon("offload-digest-md5"));
+    /** One for all the files: its window is reused, not allocated for each file. */
+    private final Chunker chunker = new Chunker(chunking);
     private final Semaphore inFlight = new Semaphore(maxChunksInFlight);
     /** Arrays of stored chunks, for the next chunks. */
     private final java.util.concurrent.ConcurrentLinkedQueue<byte[]> free =
@@ -196,7 +198,7 @@ public final class GenerationPublisher {
       // Arrays for chunks: as large as the largest chunk, or the file when it is smaller.
       int bufferSize = (int) Math.min(chunking.max(), Math.max(1, Files.size(file.pinned())));
       try (InputStream in = budgeted(Files.newInputStream(file.pinned()))) {
-        new Chunker(chunking).split(in, new Chunker.BufferSink() {
+        chunker.split(in, new Chunker.BufferSink() {
           @Override
           public byte[] buffer(int length) throws IOException {
             return take(Math.max(length, bufferSize));
