@@ -109,14 +109,26 @@ public final class GenerationReader {
 
   /** Reads one chunk and checks its size and SHA-256. */
   public byte[] readChunk(Manifest manifest, Manifest.FileEntry file, Manifest.ChunkRef chunk) {
-    String key = Layout.chunkKey(manifest.cluster(), manifest.group(), chunk.sha256());
     byte[] bytes = new byte[chunk.size()]; // at most ChunkingPolicy.LIMIT: the manifest was checked
+    readChunk(manifest, file, chunk, bytes);
+    return bytes;
+  }
+
+  /**
+   * Reads one chunk into the first {@code chunk.size()} bytes of {@code into} and checks its size and
+   * SHA-256; for a caller that reuses arrays.
+   */
+  public void readChunk(Manifest manifest, Manifest.FileEntry file, Manifest.ChunkRef chunk, byte[] into) {
+    String key = Layout.chunkKey(manifest.cluster(), manifest.group(), chunk.sha256());
+    if (into.length < chunk.size()) {
+      throw new IllegalArgumentException(into.length + " bytes cannot hold a chunk of " + chunk.size());
+    }
     int read;
     boolean longer;
     try (InputStream in = store.get(key)) {
-      // Straight into one array of the stated size: readNBytes(n) would gather 8 KiB pieces and copy.
-      read = in.readNBytes(bytes, 0, bytes.length);
-      longer = read == bytes.length && in.read() != -1;
+      // Straight into the array: readNBytes(n) would gather 8 KiB pieces and copy.
+      read = in.readNBytes(into, 0, chunk.size());
+      longer = read == chunk.size() && in.read() != -1;
     } catch (ObjectNotFoundException e) {
       throw new IntegrityException("chunk " + key + " of file " + file.path() + " in "
           + describe(manifest) + " is missing");
@@ -127,12 +139,11 @@ public final class GenerationReader {
       throw new IntegrityException("chunk " + key + " of file " + file.path() + " in " + describe(manifest)
           + " has " + (longer ? "more than " : "") + read + " bytes, the manifest says " + chunk.size());
     }
-    String sha = Hashes.sha256Hex(bytes);
+    String sha = Hashes.sha256Hex(into, 0, chunk.size());
     if (!sha.equals(chunk.sha256())) {
       throw new IntegrityException("chunk " + key + " of file " + file.path() + " in " + describe(manifest)
           + " has SHA-256 " + sha + ": its bytes were changed");
     }
-    return bytes;
   }
 
   /** Reads the manifest and every byte it names, verifying all; returns the manifest. */

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -28,7 +30,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * chunk is written, so that it does not bound the copy. The file's MD5 is not computed again: a matching
  * SHA-256 proves the bytes are the ones published, whose MD5 the publish checked against Ratis's (an MD5
  * costs more CPU than a SHA-256 with the processor's SHA instructions). Memory holds at most
- * {@code 2 * parallelism} chunks (read ahead, and written but not yet digested).
+ * {@code 2 * parallelism + 1} chunk arrays (read ahead, being written, written but not yet digested),
+ * reused from chunk to chunk.
  */
 final class ChunkPipeline implements AutoCloseable {
 
@@ -72,8 +75,9 @@ final class ChunkPipeline implements AutoCloseable {
    * @throws dev.ratisoffload.store.StoreException when the store fails
    */
   void copy(Manifest manifest, FileSink sink) throws IOException {
-    record Pending(int file, Future<byte[]> bytes) {}
+    record Pending(int file, Manifest.ChunkRef chunk, Future<byte[]> bytes) {}
     List<Manifest.FileEntry> files = manifest.files();
+    ChunkArrays arrays = new ChunkArrays(manifest);
     int reading = -1;
     Iterator<Manifest.ChunkRef> chunks = java.util.Collections.emptyIterator();
     Deque<Pending> window = new ArrayDeque<>();
@@ -90,7 +94,11 @@ final class ChunkPipeline implements AutoCloseable {
           }
           Manifest.FileEntry file = files.get(reading);
           Manifest.ChunkRef chunk = chunks.next();
-          window.add(new Pending(reading, pool.submit(() -> reader.readChunk(manifest, file, chunk))));
+          window.add(new Pending(reading, chunk, pool.submit(() -> {
+            byte[] into = arrays.take();
+            reader.readChunk(manifest, file, chunk, into); // a failed read's array is left to the collector
+            return into;
+          })));
         }
         Pending next = window.poll();
         // Every file up to the next chunk's (or to the last, at the end) is opened in order, so that a
@@ -115,8 +123,9 @@ final class ChunkPipeline implements AutoCloseable {
           break;
         }
         byte[] bytes = await(next.bytes());
-        digest(open.sha, bytes);
-        open.out.write(bytes);
+        int size = next.chunk().size();
+        open.out.write(bytes, 0, size);
+        digest(open.sha, bytes, size, arrays); // after the write: the digest lane gives the array back
       }
     } finally {
       window.forEach(pending -> pending.bytes().cancel(true));
@@ -148,8 +157,11 @@ final class ChunkPipeline implements AutoCloseable {
     });
   }
 
-  /** Hands the chunk to the digest lane, waiting while {@code parallelism} chunks are undigested. */
-  private void digest(MessageDigest sha, byte[] bytes) throws IOException {
+  /**
+   * Hands the chunk to the digest lane, waiting while {@code parallelism} chunks are undigested; the lane
+   * gives its array back once digested.
+   */
+  private void digest(MessageDigest sha, byte[] bytes, int size, ChunkArrays arrays) throws IOException {
     try {
       undigested.acquire();
     } catch (InterruptedException e) {
@@ -158,11 +170,36 @@ final class ChunkPipeline implements AutoCloseable {
     }
     shaLane.execute(() -> {
       try {
-        sha.update(bytes);
+        sha.update(bytes, 0, size);
       } finally {
+        arrays.giveBack(bytes);
         undigested.release();
       }
     });
+  }
+
+  /**
+   * Arrays for chunks, each as large as the generation's largest chunk, reused from chunk to chunk: at
+   * most {@code 2 * parallelism + 1} are in use (read ahead, being written, undigested), and chunks of
+   * about a megabyte are large objects whose allocation sets off the garbage collector's cycles.
+   */
+  private static final class ChunkArrays {
+    private final int size;
+    private final Queue<byte[]> free = new ConcurrentLinkedQueue<>();
+
+    ChunkArrays(Manifest manifest) {
+      this.size = manifest.files().stream().flatMap(f -> f.chunks().stream())
+          .mapToInt(Manifest.ChunkRef::size).max().orElse(0);
+    }
+
+    byte[] take() {
+      byte[] array = free.poll();
+      return array != null ? array : new byte[size];
+    }
+
+    void giveBack(byte[] array) {
+      free.offer(array);
+    }
   }
 
   private static java.util.concurrent.ThreadFactory lane(String name) {
