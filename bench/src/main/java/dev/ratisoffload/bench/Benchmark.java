@@ -3,6 +3,7 @@ package dev.ratisoffload.bench;
 import dev.ratisoffload.testkit.EmbeddedS3;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /** One benchmark of a run: what every benchmark shares (size, work directory, store, the table). */
@@ -28,6 +29,16 @@ abstract class Benchmark {
 
   /** Runs the benchmark, adding its rows (and notes) to the table. */
   abstract void run() throws Exception;
+
+  /** A participant's JVM options: its heap, and with {@code --profile} a JFR recording named after it. */
+  protected List<String> jvmOptions(String name, String heap) {
+    List<String> options = new ArrayList<>(List.of(heap));
+    if (profile) {
+      options.add("-XX:StartFlightRecording=filename=" + work.resolve(name + ".jfr") + ",settings=profile,"
+          + "dumponexit=true");
+    }
+    return options;
+  }
 
   /** Where and how the benchmarks of one run work, and where they report. */
   record Setting(Size size, Path work, EmbeddedS3 s3, boolean profile, List<Row> rows, List<String> notes,

@@ -49,11 +49,11 @@ final class KafkaBenchmark extends Benchmark {
 
   @Override
   void run() throws Exception {
-    try (ChildJvm brokerJvm = ChildJvm.start("Kafka broker", options("kafka-broker", "-Xmx1g"), BrokerServer.class,
+    try (ChildJvm brokerJvm = ChildJvm.start("Kafka broker", jvmOptions("kafka-broker", "-Xmx1g"), BrokerServer.class,
             work.resolve("kafka-broker.log"));
-        ChildJvm oursJvm = ChildJvm.start("offload kafka", options("kafka-ours", PARTICIPANT_HEAP),
+        ChildJvm oursJvm = ChildJvm.start("offload kafka", jvmOptions("kafka-ours", PARTICIPANT_HEAP),
             KafkaOffloadRun.class, work.resolve("kafka-ours.log"), s3.endpoint().toString());
-        ChildJvm toolsJvm = ChildJvm.start("Kafka's performance tools", options("kafka-tools", PARTICIPANT_HEAP),
+        ChildJvm toolsJvm = ChildJvm.start("Kafka's performance tools", jvmOptions("kafka-tools", PARTICIPANT_HEAP),
             KafkaToolsBaseline.class, work.resolve("kafka-tools.log"))) {
       broker = brokerJvm;
       ours = oursJvm;
@@ -68,15 +68,6 @@ final class KafkaBenchmark extends Benchmark {
     notes.add(String.format("kafka: best of %d runs each; broker, ours and the tools in JVMs of their own (ours and"
         + " the tools %s), S3Proxy in the command's JVM; records/s over the whole call on both sides", size.reps(),
         PARTICIPANT_HEAP));
-  }
-
-  private List<String> options(String name, String heap) {
-    List<String> options = new ArrayList<>(List.of(heap));
-    if (profile) {
-      options.add("-XX:StartFlightRecording=filename=" + work.resolve(name + ".jfr") + ",settings=profile,"
-          + "dumponexit=true");
-    }
-    return options;
   }
 
   private void runSize(int recordBytes) throws Exception {

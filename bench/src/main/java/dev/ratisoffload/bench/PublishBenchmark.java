@@ -44,17 +44,10 @@ final class PublishBenchmark extends Benchmark {
   @Override
   void run() throws Exception {
     String endpoint = s3.endpoint().toString();
-    List<String> peerOptions = new ArrayList<>(List.of(PEER_HEAP));
-    List<String> sdkOptions = new ArrayList<>(List.of("-Xmx1g"));
-    if (profile) {
-      peerOptions.add("-XX:StartFlightRecording=filename=" + work.resolve("publish-peer.jfr")
-          + ",settings=profile,dumponexit=true");
-      sdkOptions.add("-XX:StartFlightRecording=filename=" + work.resolve("sdk-baseline.jfr")
-          + ",settings=profile,dumponexit=true");
-    }
-    try (ChildJvm peer = ChildJvm.start("publishing peer", peerOptions, PublishPeer.class,
+    String lastBucket = null;
+    try (ChildJvm peer = ChildJvm.start("publishing peer", jvmOptions("publish-peer", PEER_HEAP), PublishPeer.class,
             work.resolve("publish-peer.log"), work.resolve("publish-peer").toString());
-        ChildJvm sdk = ChildJvm.start("SDK baseline", sdkOptions, SdkBaseline.class,
+        ChildJvm sdk = ChildJvm.start("SDK baseline", jvmOptions("sdk-baseline", "-Xmx1g"), SdkBaseline.class,
             work.resolve("sdk-baseline.log"), endpoint)) {
       Map<String, String> init = peer.call("init " + size.files() + " " + size.bytesPerFile() + " 42");
       String dir = init.get("dir");
@@ -64,7 +57,6 @@ final class PublishBenchmark extends Benchmark {
       double bestOurs = Double.MAX_VALUE;
       double bestSdk = Double.MAX_VALUE;
       Map<String, String> bestReply = null;
-      String lastBucket = null;
       for (int r = 1; r <= size.reps(); r++) {
         String sdkBucket = "baseline-" + r;
         s3.createBucket(sdkBucket);
@@ -109,29 +101,28 @@ final class PublishBenchmark extends Benchmark {
       incremental("incremental: append 1%", peer.call("append " + onePercent), peer, endpoint, lastBucket);
       incremental("incremental: rewrite a 1% region", peer.call("rewrite " + onePercent), peer, endpoint,
           lastBucket);
-      restore(sdk, lastBucket);
-      Benchmarks.dropBucket(s3, lastBucket);
     }
+    restore(lastBucket);
+    Benchmarks.dropBucket(s3, lastBucket);
   }
 
   /**
    * Restore of the newest generation (the one after the rewrite) into an empty data directory, against
-   * the SDK downloading the same chunk objects into files, unverified.
+   * the SDK downloading the same chunk objects into files, unverified. Each side runs in a JVM started
+   * for these runs, as a restore and a download would each start a process of their own: neither comes
+   * to its first run warmed by the publish runs.
    */
-  private void restore(ChildJvm sdk, String bucket) throws Exception {
+  private void restore(String bucket) throws Exception {
     List<String> keys = chunkKeysOfNewest(bucket);
     Path keysFile = work.resolve("restore-keys.txt");
     java.nio.file.Files.write(keysFile, keys);
-    List<String> options = new ArrayList<>(List.of("-Xmx512m"));
-    if (profile) {
-      options.add("-XX:StartFlightRecording=filename=" + work.resolve("restore.jfr")
-          + ",settings=profile,dumponexit=true");
-    }
     double bestOurs = Double.MAX_VALUE;
     double bestSdk = Double.MAX_VALUE;
     long bytes = 0;
-    try (ChildJvm restorer = ChildJvm.start("restore", options, RestoreRun.class, work.resolve("restore.log"),
-        s3.endpoint().toString())) {
+    try (ChildJvm restorer = ChildJvm.start("restore", jvmOptions("restore", "-Xmx512m"), RestoreRun.class,
+            work.resolve("restore.log"), s3.endpoint().toString());
+        ChildJvm sdk = ChildJvm.start("SDK baseline (downloads)", jvmOptions("sdk-download", "-Xmx1g"),
+            SdkBaseline.class, work.resolve("sdk-download.log"), s3.endpoint().toString())) {
       for (int r = 1; r <= size.reps(); r++) {
         Path sdkDir = work.resolve("sdk-download");
         long storeBefore = PublishPeer.processCpuNanos();

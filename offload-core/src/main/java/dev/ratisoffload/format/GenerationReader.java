@@ -5,6 +5,7 @@ import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreException;
 import dev.ratisoffload.store.StoreUnavailableException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -88,7 +89,7 @@ public final class GenerationReader {
   }
 
   /** Checks a whole file's digests (hex) against the manifest; the MD5 only when Ratis recorded one. */
-  public static void checkFile(Manifest manifest, Manifest.FileEntry file, String sha256, String md5) {
+  private static void checkFile(Manifest manifest, Manifest.FileEntry file, String sha256, String md5) {
     checkFileSha256(manifest, file, sha256);
     if (file.md5() != null && !md5.equals(file.md5())) {
       throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has MD5 "
@@ -100,11 +101,42 @@ public final class GenerationReader {
    * Checks a whole file's SHA-256 (hex) against the manifest. Enough to prove its bytes are the ones
    * published, and with them its MD5, which the publish checked against the one Ratis recorded.
    */
-  public static void checkFileSha256(Manifest manifest, Manifest.FileEntry file, String sha256) {
+  private static void checkFileSha256(Manifest manifest, Manifest.FileEntry file, String sha256) {
     if (!sha256.equals(file.sha256())) {
       throw new IntegrityException("file " + file.path() + " of " + describe(manifest) + " has SHA-256 "
           + sha256 + ", the manifest says " + file.sha256());
     }
+  }
+
+  /**
+   * The error for a file whose bytes, as read, did not hash to the SHA-256 its manifest names: its
+   * chunks are read again, each checked against its own SHA-256, so that the error names the damaged
+   * object.
+   *
+   * @param sha256 what the bytes as first read hashed to (hex)
+   * @param into an array at least as large as the file's largest chunk
+   * @return an {@link IntegrityException} naming the damaged chunk, or saying that intact chunks do not
+   *     rebuild the file; a {@link StoreUnavailableException} when the chunks read again do rebuild it
+   *     (the first read's bytes changed on the way)
+   */
+  public StoreException fileMismatch(Manifest manifest, Manifest.FileEntry file, String sha256, byte[] into) {
+    MessageDigest again = Hashes.sha256();
+    try {
+      for (Manifest.ChunkRef chunk : file.chunks()) {
+        readChunk(manifest, file, chunk, into);
+        again.update(into, 0, chunk.size());
+      }
+    } catch (IntegrityException damaged) {
+      return damaged;
+    }
+    String found = "file " + file.path() + " of " + describe(manifest) + " had SHA-256 " + sha256
+        + " as read, the manifest says " + file.sha256();
+    if (Hashes.hex(again.digest()).equals(file.sha256())) {
+      return new StoreUnavailableException(found + "; read again, every chunk and the whole file match: the"
+          + " bytes changed on the way from " + store.describe() + " or in this process's memory. Try again", null);
+    }
+    return new IntegrityException(found + ", though every chunk of it has the SHA-256 the manifest names:"
+        + " the manifest's chunk list does not rebuild the file");
   }
 
   /** Reads one chunk and checks its size and SHA-256. */
@@ -119,7 +151,21 @@ public final class GenerationReader {
    * SHA-256; for a caller that reuses arrays.
    */
   public void readChunk(Manifest manifest, Manifest.FileEntry file, Manifest.ChunkRef chunk, byte[] into) {
-    String key = Layout.chunkKey(manifest.cluster(), manifest.group(), chunk.sha256());
+    fetchChunk(manifest, file, chunk, into);
+    String sha = Hashes.sha256Hex(into, 0, chunk.size());
+    if (!sha.equals(chunk.sha256())) {
+      throw new IntegrityException("chunk " + chunkKey(manifest, chunk) + " of file " + file.path() + " in "
+          + describe(manifest) + " has SHA-256 " + sha + ": its bytes were changed");
+    }
+  }
+
+  /**
+   * Reads one chunk into the first {@code chunk.size()} bytes of {@code into} and checks its size, not
+   * its SHA-256: for a caller that proves the bytes otherwise (the whole file's SHA-256), and calls
+   * {@link #readChunk} to name the damaged chunk when that fails.
+   */
+  public void fetchChunk(Manifest manifest, Manifest.FileEntry file, Manifest.ChunkRef chunk, byte[] into) {
+    String key = chunkKey(manifest, chunk);
     if (into.length < chunk.size()) {
       throw new IllegalArgumentException(into.length + " bytes cannot hold a chunk of " + chunk.size());
     }
@@ -139,11 +185,10 @@ public final class GenerationReader {
       throw new IntegrityException("chunk " + key + " of file " + file.path() + " in " + describe(manifest)
           + " has " + (longer ? "more than " : "") + read + " bytes, the manifest says " + chunk.size());
     }
-    String sha = Hashes.sha256Hex(into, 0, chunk.size());
-    if (!sha.equals(chunk.sha256())) {
-      throw new IntegrityException("chunk " + key + " of file " + file.path() + " in " + describe(manifest)
-          + " has SHA-256 " + sha + ": its bytes were changed");
-    }
+  }
+
+  private static String chunkKey(Manifest manifest, Manifest.ChunkRef chunk) {
+    return Layout.chunkKey(manifest.cluster(), manifest.group(), chunk.sha256());
   }
 
   /** Reads the manifest and every byte it names, verifying all; returns the manifest. */

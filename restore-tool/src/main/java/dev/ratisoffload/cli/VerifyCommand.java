@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
     description = {
         "Checks the newest generation of each selected group (every generation with --all): the manifest's "
             + "own hash, that its key, cluster and group agree with where it was found, every chunk's "
-            + "presence, size and SHA-256, and every file's SHA-256 (and MD5).",
+            + "presence and size, and every file's SHA-256 (which proves every chunk's bytes; a damaged file is "
+            + "read again chunk by chunk to name the damaged chunk).",
         "Exits 3 when anything is missing or corrupt, naming the object and the defect; 4 when the store "
             + "cannot be read."},
     footerHeading = "%nExamples:%n",

@@ -21,17 +21,24 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Streams a generation's files out of a store with several chunk reads in flight, because an object
  * store's latency, not its bandwidth, bounds one read after another; the reads run ahead across file
- * boundaries. Chunks are written in order, each verified (size, SHA-256) before it is written; each
- * whole file's SHA-256 is checked after its last chunk, on a thread of its own, in order, while the next
- * chunk is written, so that it does not bound the copy. The file's MD5 is not computed again: a matching
- * SHA-256 proves the bytes are the ones published, whose MD5 the publish checked against Ratis's (an MD5
- * costs more CPU than a SHA-256 with the processor's SHA instructions). Memory holds at most
- * {@code 2 * parallelism + 1} chunk arrays (read ahead, being written, written but not yet digested),
- * reused from chunk to chunk.
+ * boundaries. Chunks are written in order, each checked for its size as it arrives.
+ *
+ * <p>Every byte is hashed once, into its whole file's SHA-256, on a thread of its own and in order while
+ * the next chunks are written, so that hashing does not bound the copy. That digest, which the verified
+ * manifest names, proves every byte of the file and that its chunks rebuild it. When it does not match,
+ * the copy stops at the next chunk and the file's chunks are read again, each checked against its own
+ * SHA-256, to name the damaged object ({@link GenerationReader#fileMismatch}): a damaged chunk may
+ * reach the sink, so a sink must not keep what a failed copy wrote (a restore writes into a staging
+ * directory). The file's MD5 is not computed again: a matching SHA-256 proves the bytes are the ones
+ * published, whose MD5 the publish checked against Ratis's.
+ *
+ * <p>Memory holds at most {@code 2 * parallelism + 1} chunk arrays (read ahead, being written, written
+ * but not yet digested), reused from chunk to chunk.
  */
 final class ChunkPipeline implements AutoCloseable {
 
@@ -72,12 +79,13 @@ final class ChunkPipeline implements AutoCloseable {
    *
    * @throws IOException when the sink fails
    * @throws IntegrityException naming the chunk or file that is missing or wrong
-   * @throws dev.ratisoffload.store.StoreException when the store fails
+   * @throws dev.ratisoffload.store.StoreException when the store fails, or the bytes changed on the way
    */
   void copy(Manifest manifest, FileSink sink) throws IOException {
     record Pending(int file, Manifest.ChunkRef chunk, Future<byte[]> bytes) {}
     List<Manifest.FileEntry> files = manifest.files();
     ChunkArrays arrays = new ChunkArrays(manifest);
+    AtomicReference<Mismatch> mismatch = new AtomicReference<>();
     int reading = -1;
     Iterator<Manifest.ChunkRef> chunks = java.util.Collections.emptyIterator();
     Deque<Pending> window = new ArrayDeque<>();
@@ -96,7 +104,7 @@ final class ChunkPipeline implements AutoCloseable {
           Manifest.ChunkRef chunk = chunks.next();
           window.add(new Pending(reading, chunk, pool.submit(() -> {
             byte[] into = arrays.take();
-            reader.readChunk(manifest, file, chunk, into); // a failed read's array is left to the collector
+            reader.fetchChunk(manifest, file, chunk, into); // a failed read's array is left to the collector
             return into;
           })));
         }
@@ -106,7 +114,7 @@ final class ChunkPipeline implements AutoCloseable {
         int upTo = next == null ? files.size() - 1 : next.file();
         while (open == null || open.index < upTo) {
           if (open != null) {
-            checks.add(finish(manifest, open));
+            checks.add(finish(open, mismatch));
             sink.written(open.file, open.out);
           }
           int index = open == null ? 0 : open.index + 1;
@@ -117,11 +125,12 @@ final class ChunkPipeline implements AutoCloseable {
         }
         if (next == null) {
           if (open != null) {
-            checks.add(finish(manifest, open));
+            checks.add(finish(open, mismatch));
             sink.written(open.file, open.out);
           }
           break;
         }
+        failIfDamaged(manifest, mismatch.get(), arrays);
         byte[] bytes = await(next.bytes());
         int size = next.chunk().size();
         open.out.write(bytes, 0, size);
@@ -132,6 +141,16 @@ final class ChunkPipeline implements AutoCloseable {
     }
     for (Future<?> check : checks) {
       await(check);
+    }
+    failIfDamaged(manifest, mismatch.get(), arrays);
+  }
+
+  /** A file whose bytes hashed to another SHA-256 than the manifest's. */
+  private record Mismatch(Manifest.FileEntry file, String sha256) {}
+
+  private void failIfDamaged(Manifest manifest, Mismatch mismatch, ChunkArrays arrays) {
+    if (mismatch != null) {
+      throw reader.fileMismatch(manifest, mismatch.file(), mismatch.sha256(), arrays.take());
     }
   }
 
@@ -150,10 +169,12 @@ final class ChunkPipeline implements AutoCloseable {
   }
 
   /** Queues the file's whole-file check behind its last chunk on the digest lane. */
-  private Future<?> finish(Manifest manifest, OpenFile open) {
+  private Future<?> finish(OpenFile open, AtomicReference<Mismatch> mismatch) {
     return shaLane.submit(() -> {
-      GenerationReader.checkFileSha256(manifest, open.file, Hashes.hex(open.sha.digest()));
-      return null;
+      String sha256 = Hashes.hex(open.sha.digest());
+      if (!sha256.equals(open.file.sha256())) {
+        mismatch.compareAndSet(null, new Mismatch(open.file, sha256));
+      }
     });
   }
 

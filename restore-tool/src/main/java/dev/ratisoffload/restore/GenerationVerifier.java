@@ -8,9 +8,10 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 
 /**
- * Proves a generation's data intact: every chunk present with the size and SHA-256 its manifest names,
- * and every file's SHA-256 (and MD5, when Ratis keeps one). The manifest itself is checked when read
- * (see {@link GenerationCatalog#readOne}).
+ * Proves a generation's data intact: every chunk present with the size its manifest names, and every
+ * file's SHA-256 over its chunks, which proves each chunk's bytes too; a damaged file is read again
+ * chunk by chunk to name the damaged chunk ({@link ChunkPipeline}). The manifest itself is checked when
+ * read (see {@link GenerationCatalog#readOne}).
  */
 public final class GenerationVerifier implements AutoCloseable {
 

@@ -183,7 +183,7 @@ public final class SegmentReader implements Closeable {
     if (headerCount < 0 || headerCount > remaining()) {
       throw corrupt("record at offset " + next + " claims " + headerCount + " headers");
     }
-    List<RecordHeader> headers = new ArrayList<>((int) headerCount);
+    List<RecordHeader> headers = headerCount == 0 ? List.of() : new ArrayList<>((int) headerCount);
     for (long i = 0; i < headerCount; i++) {
       headers.add(new RecordHeader(readUtf8(readLength()), readNullable()));
     }

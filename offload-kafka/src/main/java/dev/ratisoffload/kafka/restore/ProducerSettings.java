@@ -16,6 +16,7 @@ record ProducerSettings(String bootstrap, String clientId, Duration brokerTimeou
 
   static final int BATCH_BYTES = 256 * 1024;
   static final int LINGER_MS = 5;
+  static final long BUFFER_BYTES = 64L * 1024 * 1024;
 
   Map<String, Object> properties() {
     Map<String, Object> p = new HashMap<>(clientProperties);
@@ -26,7 +27,7 @@ record ProducerSettings(String bootstrap, String clientId, Duration brokerTimeou
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
     p.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, BATCH_BYTES);
-    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 64L * 1024 * 1024);
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, BUFFER_BYTES);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Math.max(1024 * 1024, maxRecordBytes + 1024));
     p.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);

@@ -6,9 +6,14 @@ import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.RecordHeader;
 import dev.ratisoffload.kafka.format.TimestampKind;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -16,7 +21,7 @@ import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -25,32 +30,58 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * anywhere else means another writer on the partition, or a record lost or written twice.
  *
  * <p>Sending is asynchronous; the first failure of any delivery is kept, and the next {@link #send}
- * or {@link #flush} throws it. Safe for one sending thread per partition.
+ * or {@link #flush} throws it. A bounded window of records is in flight ({@link #windowFor}): a send
+ * waits while it is full. Safe for one sending thread per partition.
  */
 final class RecordSender implements AutoCloseable {
 
-  private final KafkaProducer<byte[], byte[]> producer;
+  /** The smallest window: enough for several full requests in flight. */
+  static final int MIN_WINDOW_BYTES = 8 << 20;
+  /** What a record counts in the window besides its key and value (its share of a batch, roughly). */
+  static final int RECORD_OVERHEAD_BYTES = 70;
+
+  private final Producer<byte[], byte[]> producer;
   private final String topic;
   private final String bootstrap;
   private final AtomicLong sent = new AtomicLong();
   private final AtomicReference<KafkaOffloadException> failure = new AtomicReference<>();
+  private final int windowBytes;
+  /** Room left in the window of records sent and not yet acknowledged. */
+  private final Semaphore unacknowledged;
 
   RecordSender(ProducerSettings settings, String topic, String bootstrap) {
-    this.producer = new KafkaProducer<>(settings.properties(), new ByteArraySerializer(), new ByteArraySerializer());
+    this(new KafkaProducer<>(settings.properties(), new ByteArraySerializer(), new ByteArraySerializer()),
+        windowFor(settings), topic, bootstrap);
+  }
+
+  RecordSender(Producer<byte[], byte[]> producer, int windowBytes, String topic, String bootstrap) {
+    this.producer = producer;
+    this.windowBytes = windowBytes;
+    this.unacknowledged = new Semaphore(windowBytes);
     this.topic = topic;
     this.bootstrap = bootstrap;
+  }
+
+  /**
+   * How many bytes of records may be sent and not yet acknowledged: four of the largest record, at least
+   * {@value #MIN_WINDOW_BYTES}, at most the producer's buffer. A record counts as its key and value
+   * plus {@value #RECORD_OVERHEAD_BYTES}. Every record waiting for its acknowledgement keeps a few
+   * objects of the producer alive; with the buffer full of small records (hundreds of thousands) each
+   * young collection copied and promoted them, and a restore of small records spent a quarter of its
+   * time collecting.
+   */
+  static int windowFor(ProducerSettings settings) {
+    return (int) Math.min(ProducerSettings.BUFFER_BYTES, Math.max(MIN_WINDOW_BYTES, 4L * settings.maxRecordBytes()));
   }
 
   /** Sends one record for {@code expectedOffset} of the partition; throws an earlier delivery's failure. */
   void send(int partition, BackupRecord record, long expectedOffset) {
     throwIfFailed();
-    RecordHeaders headers = new RecordHeaders();
-    for (RecordHeader h : record.headers()) {
-      headers.add(h.key(), h.value());
-    }
     Long timestamp = record.timestampKind() == TimestampKind.NONE ? null : record.timestamp();
     ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(topic, partition, timestamp, record.key(),
-        record.value(), headers);
+        record.value(), headers(record));
+    int size = (int) Math.min(windowBytes, (long) RECORD_OVERHEAD_BYTES + length(record.key()) + length(record.value()));
+    acquire(size);
     sent.incrementAndGet();
     try {
       producer.send(out, (metadata, e) -> {
@@ -61,13 +92,49 @@ final class RecordSender implements AutoCloseable {
               + ", the broker stored it at " + topic + "/" + partition + " offset " + metadata.offset()
               + ": another writer on the partition, or a record lost or written twice"));
         }
+        unacknowledged.release(size); // after the failure is kept: a send waiting for room then throws it
       });
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      unacknowledged.release(size);
       fail(unreachable("sending to " + topic + "/" + partition, e));
       throwIfFailed();
     } catch (RuntimeException e) {
+      unacknowledged.release(size);
       fail(delivery(partition, expectedOffset, e));
       throwIfFailed();
+    }
+  }
+
+  /** The record's headers for the producer; null (the producer's own empty headers) when it has none. */
+  private static List<Header> headers(BackupRecord record) {
+    if (record.headers().isEmpty()) {
+      return null;
+    }
+    List<Header> headers = new ArrayList<>(record.headers().size());
+    for (RecordHeader h : record.headers()) {
+      headers.add(new org.apache.kafka.common.header.internals.RecordHeader(h.key(), h.value()));
+    }
+    return headers;
+  }
+
+  private static int length(byte[] bytes) {
+    return bytes == null ? 0 : bytes.length;
+  }
+
+  /** Waits until the window has room for the record; a delivery's failure ends the wait. */
+  private void acquire(int size) {
+    try {
+      while (!unacknowledged.tryAcquire(size, 100, TimeUnit.MILLISECONDS)) {
+        throwIfFailed();
+      }
+      if (failure.get() != null) {
+        unacknowledged.release(size);
+        throwIfFailed();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaOffloadException(Kind.UNAVAILABLE, "interrupted while waiting for the broker's"
+          + " acknowledgements", e);
     }
   }
 

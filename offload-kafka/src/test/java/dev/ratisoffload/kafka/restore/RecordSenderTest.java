@@ -1,0 +1,112 @@
+package dev.ratisoffload.kafka.restore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.kafka.KafkaOffloadException;
+import dev.ratisoffload.kafka.format.BackupRecord;
+import dev.ratisoffload.kafka.format.RecordHeader;
+import dev.ratisoffload.kafka.format.TimestampKind;
+import dev.ratisoffload.testkit.Await;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sender keeps a bounded window of records in flight: a send waits while the records sent and not
+ * yet acknowledged fill it, and goes on as acknowledgements come, or fails when a delivery fails.
+ */
+class RecordSenderTest {
+
+  private static final int VALUE_BYTES = 1000;
+  private static final int RECORD_BYTES = VALUE_BYTES + RecordSender.RECORD_OVERHEAD_BYTES;
+  /** Room for three records, not four. */
+  private static final int WINDOW = 3 * RECORD_BYTES + RECORD_BYTES / 2;
+
+  private final MockProducer<byte[], byte[]> producer =
+      new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer());
+
+  @Test
+  void aSendWaitsWhileTheWindowIsFullAndGoesOnWhenARecordIsAcknowledged() throws Exception {
+    try (RecordSender sender = new RecordSender(producer, WINDOW, "t", "127.0.0.1:9092")) {
+      for (long offset = 0; offset < 3; offset++) {
+        sender.send(0, record(offset), offset);
+      }
+      CompletableFuture<Void> fourth = CompletableFuture.runAsync(() -> sender.send(0, record(3), 3));
+      Await.until("the fourth send to wait for room", Duration.ofSeconds(10), () -> sender.sent() == 3
+          && !fourth.isDone() && producer.history().size() == 3);
+      assertTrue(producer.completeNext());
+      fourth.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertEquals(4, producer.history().size());
+      while (producer.completeNext()) {
+        // the rest acknowledged at the offsets they were sent for
+      }
+      sender.flush();
+    }
+  }
+
+  @Test
+  void aFailedDeliveryEndsTheWaitWithItsError() {
+    try (RecordSender sender = new RecordSender(producer, WINDOW, "t", "127.0.0.1:9092")) {
+      for (long offset = 0; offset < 3; offset++) {
+        sender.send(0, record(offset), offset);
+      }
+      CompletableFuture<Void> fourth = CompletableFuture.runAsync(() -> sender.send(0, record(3), 3));
+      Await.until("the fourth send to wait for room", Duration.ofSeconds(10), () -> sender.sent() == 3);
+      assertTrue(producer.errorNext(new NotEnoughReplicasException("2 of 3 replicas in sync")));
+      Throwable thrown = assertThrows(java.util.concurrent.ExecutionException.class,
+          () -> fourth.get(10, java.util.concurrent.TimeUnit.SECONDS)).getCause();
+      assertTrue(thrown instanceof KafkaOffloadException k && k.kind() == KafkaOffloadException.Kind.UNAVAILABLE
+          && thrown.getMessage().contains("t/0 (the record for offset 0)"), thrown::toString);
+    }
+  }
+
+  @Test
+  void aRecordLargerThanTheWindowTakesAllOfIt() throws Exception {
+    try (RecordSender sender = new RecordSender(producer, WINDOW, "t", "127.0.0.1:9092")) {
+      BackupRecord large = new BackupRecord(0, 1, TimestampKind.CREATE_TIME, null, new byte[2 * WINDOW], List.of());
+      sender.send(0, large, 0);
+      CompletableFuture<Void> next = CompletableFuture.runAsync(() -> sender.send(0, record(1), 1));
+      Await.until("the next send to wait for the large one", Duration.ofSeconds(10),
+          () -> !next.isDone() && producer.history().size() == 1);
+      assertTrue(producer.completeNext());
+      next.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertTrue(producer.completeNext());
+      sender.flush();
+    }
+  }
+
+  @Test
+  void headersGoAsBackedUpAndARecordWithoutHeadersGetsNone() {
+    try (RecordSender sender = new RecordSender(producer, WINDOW, "t", "127.0.0.1:9092")) {
+      sender.send(0, new BackupRecord(0, 5, TimestampKind.CREATE_TIME, new byte[] {1}, null,
+          List.of(new RecordHeader("k", null), new RecordHeader("k", new byte[] {2}))), 0);
+      sender.send(0, record(1), 1);
+      var first = producer.history().get(0);
+      assertEquals(2, first.headers().toArray().length);
+      assertNull(first.headers().toArray()[0].value());
+      assertEquals(2, first.headers().lastHeader("k").value()[0]);
+      assertNull(first.value());
+      assertEquals(5L, first.timestamp());
+      assertEquals(0, producer.history().get(1).headers().toArray().length);
+      while (producer.completeNext()) {
+        // acknowledged
+      }
+      sender.flush();
+    }
+  }
+
+  private static final AtomicLong TIMESTAMPS = new AtomicLong(1_700_000_000_000L);
+
+  private static BackupRecord record(long offset) {
+    return new BackupRecord(offset, TIMESTAMPS.incrementAndGet(), TimestampKind.CREATE_TIME, null,
+        new byte[VALUE_BYTES], List.of());
+  }
+}
