@@ -85,11 +85,12 @@ final class BlobCluster implements AutoCloseable {
   }
 
   /**
-   * Attaches the plugin to the leader (no schedule), publishes the group once and detaches.
+   * Attaches the plugin to the leader without a schedule, as a server does when it starts: its store
+   * (the SDK's client, its threads) is made here, not in the publishes the benchmarks time.
    *
    * @param extra more {@code offload.*} keys
    */
-  PublishResult publish(String endpoint, String bucket, String clusterId, Map<String, String> extra) {
+  SnapshotOffload attach(String endpoint, String bucket, String clusterId, Map<String, String> extra) {
     RaftServer server = cluster.server(leader()).raftServer();
     RaftProperties p = new RaftProperties();
     OffloadConfigKeys.Store.setUri(p, "s3://" + bucket + "/ratis");
@@ -97,10 +98,16 @@ final class BlobCluster implements AutoCloseable {
     OffloadConfigKeys.S3.setEndpoint(p, endpoint);
     OffloadConfigKeys.S3.setPathStyle(p, true);
     extra.forEach(p::set);
-    try (SnapshotOffload offload = SnapshotOffload.builder(server, p).registry(new CollectorRegistry())
-        .withoutSchedule().attach()) {
-      return offload.publishNow(group);
+    return SnapshotOffload.builder(server, p).registry(new CollectorRegistry()).withoutSchedule().attach();
+  }
+
+  /** Publishes the group once through an attached plugin; a publish that did not publish is an error. */
+  PublishResult.Published publish(SnapshotOffload offload) {
+    PublishResult result = offload.publishNow(group);
+    if (!(result instanceof PublishResult.Published published)) {
+      throw new IllegalStateException("publish did not publish: " + result);
     }
+    return published;
   }
 
   @Override

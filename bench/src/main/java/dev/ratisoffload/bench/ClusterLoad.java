@@ -1,6 +1,6 @@
 package dev.ratisoffload.bench;
 
-import dev.ratisoffload.publish.PublishResult;
+import dev.ratisoffload.plugin.SnapshotOffload;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -30,7 +30,9 @@ public final class ClusterLoad {
   private static final int WARM_UP_MILLIS = 1000;
 
   public static void main(String[] args) throws Exception {
-    try (BlobCluster cluster = new BlobCluster(Path.of(args[0]), 3);
+    Path dir = Path.of(args[0]);
+    AtomicLong calls = new AtomicLong();
+    try (BlobCluster cluster = new BlobCluster(dir, 3);
         RaftClient client = RaftClient.newBuilder().setRaftGroup(cluster.cluster().group(cluster.group()))
             .setLeaderId(cluster.leader()).setProperties(new RaftProperties()).build()) {
       ChildJvm.serve(words -> {
@@ -49,21 +51,24 @@ public final class ClusterLoad {
             long to = System.nanoTime();
             load.stop();
             load.report(from, to, reply);
+            load.writeTimeline(dir.resolve("writes-" + calls.incrementAndGet() + "-idle.tsv"), from, to);
           }
           case "publish" -> {
-            Load load = new Load(client, Integer.parseInt(words[1])).start();
-            Thread.sleep(WARM_UP_MILLIS);
-            long from = System.nanoTime();
             Map<String, String> extra = BlobCluster.keys(words, 5);
-            PublishResult result = cluster.publish(words[2], words[3], words[4], extra);
-            long to = System.nanoTime();
-            load.stop();
-            if (!(result instanceof PublishResult.Published)) {
-              throw new IllegalStateException("publish did not publish: " + result);
+            long from;
+            long to;
+            try (SnapshotOffload offload = cluster.attach(words[2], words[3], words[4], extra)) {
+              Load load = new Load(client, Integer.parseInt(words[1])).start();
+              Thread.sleep(WARM_UP_MILLIS);
+              from = System.nanoTime();
+              cluster.publish(offload);
+              to = System.nanoTime();
+              load.stop();
+              load.report(from, to, reply);
+              load.writeTimeline(dir.resolve("writes-" + calls.incrementAndGet() + "-publish.tsv"), from, to);
             }
             reply.put("publishSeconds", (to - from) / 1e9);
             reply.put("bandwidth", BlobCluster.bandwidth(extra));
-            load.report(from, to, reply);
           }
           default -> throw new IllegalArgumentException("unknown command " + words[0]);
         }
@@ -136,6 +141,19 @@ public final class ClusterLoad {
       reply.put("maxms", latencies.length == 0 ? 0 : latencies[latencies.length - 1] / 1e6);
       reply.put("latenciesNs", Arrays.stream(latencies).mapToObj(Long::toString)
           .reduce((a, b) -> a + "," + b).orElse(""));
+    }
+
+    /**
+     * Writes due within [from, to) as lines {@code <due, ms since this JVM started> <latency ms>}: the
+     * times of the garbage collection log (-Xlog uptime), to match slow writes against pauses.
+     */
+    void writeTimeline(Path file, long from, long to) throws java.io.IOException {
+      long startNanos = System.nanoTime()
+          - java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000;
+      StringBuilder lines = new StringBuilder();
+      done.stream().filter(d -> d[0] >= from && d[0] < to).sorted(java.util.Comparator.comparingLong(d -> d[0]))
+          .forEach(d -> lines.append(String.format("%.1f %.2f%n", (d[0] - startNanos) / 1e6, d[1] / 1e6)));
+      java.nio.file.Files.writeString(file, lines);
     }
 
     static long percentile(long[] sorted, double p) {

@@ -1,5 +1,6 @@
 package dev.ratisoffload.bench;
 
+import dev.ratisoffload.plugin.SnapshotOffload;
 import dev.ratisoffload.publish.PublishResult;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -37,29 +38,27 @@ public final class PublishPeer {
             reply.put("index", cluster.commandAndSnapshot("rewrite " + file + " " + length / 3 + " " + words[1]));
           }
           case "publish" -> {
-            Map<String, String> extra = BlobCluster.keys(words, 4);
-            System.gc();
-            resetPeaks();
-            long gcBefore = gcMillis();
-            long cpuBefore = processCpuNanos();
-            long mainBefore = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-            long started = System.nanoTime();
-            PublishResult result = cluster.publish(words[1], words[2], words[3], extra);
-            long nanos = System.nanoTime() - started;
-            reply.put("cpuSeconds", (processCpuNanos() - cpuBefore) / 1e9);
-            reply.put("readerCpuSeconds",
-                (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - mainBefore) / 1e9);
-            if (!(result instanceof PublishResult.Published p)) {
-              throw new IllegalStateException("publish did not publish: " + result);
+            try (SnapshotOffload offload = cluster.attach(words[1], words[2], words[3], BlobCluster.keys(words, 4))) {
+              System.gc();
+              resetPeaks();
+              long gcBefore = gcMillis();
+              long cpuBefore = processCpuNanos();
+              long mainBefore = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+              long started = System.nanoTime();
+              PublishResult.Published p = cluster.publish(offload);
+              long nanos = System.nanoTime() - started;
+              reply.put("cpuSeconds", (processCpuNanos() - cpuBefore) / 1e9);
+              reply.put("readerCpuSeconds",
+                  (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - mainBefore) / 1e9);
+              reply.put("seconds", nanos / 1e9);
+              reply.put("total", p.totalBytes());
+              reply.put("uploaded", p.uploadedBytes());
+              reply.put("chunks", p.totalChunks());
+              reply.put("uploadedChunks", p.uploadedChunks());
+              reply.put("heapPeakMiB", heapPeak() >> 20);
+              reply.put("heapMaxMiB", Runtime.getRuntime().maxMemory() >> 20);
+              reply.put("gcMillis", gcMillis() - gcBefore);
             }
-            reply.put("seconds", nanos / 1e9);
-            reply.put("total", p.totalBytes());
-            reply.put("uploaded", p.uploadedBytes());
-            reply.put("chunks", p.totalChunks());
-            reply.put("uploadedChunks", p.uploadedChunks());
-            reply.put("heapPeakMiB", heapPeak() >> 20);
-            reply.put("heapMaxMiB", Runtime.getRuntime().maxMemory() >> 20);
-            reply.put("gcMillis", gcMillis() - gcBefore);
           }
           default -> throw new IllegalArgumentException("unknown command " + words[0]);
         }
