@@ -4,11 +4,9 @@ import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.io.DurableFiles;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -20,9 +18,10 @@ import java.util.concurrent.Future;
 
 /**
  * Writes one generation into an empty staging directory laid out as a Ratis group directory: the
- * snapshot files (each chunk verified before it is written, each file's SHA-256 after), their MD5
- * sidecars, and {@code current/}. Each file is forced to disk while the next one downloads; everything
- * is on disk before it returns.
+ * snapshot files (each checked whole by its SHA-256, {@link ChunkPipeline}), their MD5 sidecars, and
+ * {@code current/}. Files go to the disk past the page cache where the file system allows it
+ * ({@link DirectFileWriter}); each is forced to disk while the next one downloads; everything is on
+ * disk before it returns.
  */
 final class GroupStager {
 
@@ -44,26 +43,35 @@ final class GroupStager {
       thread.setDaemon(true);
       return thread;
     });
-    Map<Manifest.FileEntry, FileChannel> channels = new IdentityHashMap<>();
+    Map<Manifest.FileEntry, DirectFileWriter> writers = new IdentityHashMap<>();
     List<Future<?>> forced = new ArrayList<>();
+    // One buffer for every file: the pipeline writes them one after the other.
+    ByteBuffer buffer = DirectFileWriter.newBuffer();
+    boolean direct = DirectFileWriter.supported(stagingDir);
     try {
       chunks.copy(manifest, new ChunkPipeline.FileSink() {
         @Override
         public OutputStream open(Manifest.FileEntry file) throws IOException {
           Path target = SafePaths.resolveInside(stagingDir, file.path(), key);
           Files.createDirectories(target.getParent());
-          FileChannel channel = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-          channels.put(file, channel);
-          return new CountingOutput(Channels.newOutputStream(channel), listener);
+          DirectFileWriter writer = DirectFileWriter.create(target, buffer, direct);
+          writers.put(file, writer);
+          return new CountingOutput(writer, listener);
         }
 
         @Override
-        public void written(Manifest.FileEntry file, OutputStream out) {
-          // Forced to disk while the next file downloads.
-          FileChannel channel = channels.remove(file);
+        public void written(Manifest.FileEntry file, OutputStream out) throws IOException {
+          DirectFileWriter writer = writers.remove(file);
+          try {
+            writer.finish();
+          } catch (IOException e) {
+            writer.close();
+            throw e;
+          }
+          // Forced to disk (its size, and what the page cache holds) while the next file downloads.
           forced.add(forcing.submit(() -> {
-            try (channel) {
-              channel.force(true);
+            try (writer) {
+              writer.channel().force(true);
             }
             return null;
           }));
@@ -74,7 +82,7 @@ final class GroupStager {
       }
     } finally {
       forcing.shutdownNow();
-      for (FileChannel open : channels.values()) {
+      for (DirectFileWriter open : writers.values()) {
         open.close();
       }
     }

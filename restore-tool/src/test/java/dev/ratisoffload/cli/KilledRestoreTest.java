@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A restore killed with SIGKILL part-way leaves no group directory, and the next restore succeeds. The
  * tool runs as a child JVM; one chunk of the second group is a named pipe, so the child blocks reading
- * it after the first group is staged and part of the second written: a deterministic point to kill.
+ * it after the first group is staged and the second begun: a deterministic point to kill.
  */
 class KilledRestoreTest {
 
@@ -66,8 +66,7 @@ class KilledRestoreTest {
         .redirectOutput(tmp.resolve("child.log").toFile())
         .start();
     try {
-      long partial = chunks.get(0).size() + chunks.get(1).size();
-      awaitStagedBytes(data, G2, partial, child);
+      awaitStagedFile(data, G2, child);
     } finally {
       child.destroyForcibly(); // SIGKILL
       assertTrue(child.waitFor(30, TimeUnit.SECONDS));
@@ -88,26 +87,22 @@ class KilledRestoreTest {
     assertArrayEquals(Generations.random(30_000, 1), Files.readAllBytes(data.resolve(G1).resolve("sm/snapshot.2_500")));
   }
 
-  /** Waits until the child has written at least {@code bytes} of the group's snapshot in staging. */
-  private static void awaitStagedBytes(Path data, String group, long bytes, Process child) {
-    Await.until("the restore to write " + bytes + " bytes of group " + group + " and block",
-        Duration.ofSeconds(60), () -> {
-          if (!child.isAlive()) {
-            throw new AssertionError("the restore ended before it could be killed: exit " + child.exitValue());
-          }
-          try {
-            for (Path staging : staging(data)) {
-              Path file = staging.resolve("sm/snapshot.3_700");
-              if (staging.getFileName().toString().contains(group) && Files.exists(file)
-                  && Files.size(file) >= bytes) {
-                return true;
-              }
-            }
-            return false;
-          } catch (IOException e) {
-            return false; // a staging directory vanished between listing and reading: look again
-          }
-        });
+  /**
+   * Waits until the child has created the group's snapshot file in staging: it is then copying that
+   * group, blocked on the chunk it cannot read (what it wrote may still be in its write buffer).
+   */
+  private static void awaitStagedFile(Path data, String group, Process child) {
+    Await.until("the restore to start writing group " + group + " and block", Duration.ofSeconds(60), () -> {
+      if (!child.isAlive()) {
+        throw new AssertionError("the restore ended before it could be killed: exit " + child.exitValue());
+      }
+      try {
+        return staging(data).stream().anyMatch(staging -> staging.getFileName().toString().contains(group)
+            && Files.exists(staging.resolve("sm/snapshot.3_700")));
+      } catch (IOException e) {
+        return false; // a staging directory vanished between listing and reading: look again
+      }
+    });
   }
 
   private static List<Path> staging(Path data) throws IOException {
