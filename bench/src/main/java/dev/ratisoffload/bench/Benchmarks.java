@@ -32,6 +32,8 @@ import java.util.Set;
  * --bandwidth SIZE    offload.upload.bandwidth of the cost benchmark's publishing peer, e.g. 32MB (0: none;
  *                     default: the plugin's default); the publish benchmark always runs without a budget
  * --records N         records of each Kafka topic (default: 50,000 small, 1,000,000 full)
+ * --reps N            runs of each side of each measurement (default: 1 small, 5 full): the best run of
+ *                     each side of a throughput measurement is kept, the cost benchmark pools them all
  * --profile           record JFR profiles of the publishing and restoring processes, the Kafka broker, our
  *                     Kafka side and Kafka's tools in the work directory
  * </pre>
@@ -76,6 +78,7 @@ public final class Benchmarks {
     boolean profile = false;
     int rate = 0;
     int records = 0;
+    int reps = 0;
     String bandwidth = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -86,11 +89,12 @@ public final class Benchmarks {
         case "--profile" -> profile = true;
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--records" -> records = Integer.parseInt(args[++i]);
+        case "--reps" -> reps = Integer.parseInt(args[++i]);
         case "--bandwidth" -> bandwidth = args[++i];
         default -> {
           out.println("unknown option " + args[i]
               + "; usage: --size small|full [--only publish,cost,kafka,scale] [--work DIR] [--keep] [--rate N]"
-              + " [--records N] [--bandwidth SIZE] [--profile]");
+              + " [--records N] [--reps N] [--bandwidth SIZE] [--profile]");
           return 2;
         }
       }
@@ -116,6 +120,9 @@ public final class Benchmarks {
       }
       if (records > 0) {
         size = size.withKafkaRecords(records);
+      }
+      if (reps > 0) {
+        size = size.withReps(reps);
       }
       new Benchmarks(out, size, only, work, profile, bandwidth).runAll();
       return 0;

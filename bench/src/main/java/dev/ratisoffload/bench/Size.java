@@ -7,7 +7,9 @@ package dev.ratisoffload.bench;
  * @param name small or full
  * @param files files in the snapshot
  * @param snapshotBytes the snapshot's size
- * @param reps runs of each throughput measurement (the best is kept: the machine is shared and noisy)
+ * @param reps runs of each side of each measurement: the best of a throughput measurement is kept (the
+ *     machine is shared and noisy, and the first runs also measure the JIT compiler), the cost
+ *     benchmark pools them
  * @param groups groups of the scale benchmark
  * @param loadRate client writes per second of the cost benchmark
  * @param kafkaRecords records of each Kafka topic backed up and restored
@@ -19,13 +21,17 @@ record Size(String name, int files, long snapshotBytes, int reps, int groups, in
   static Size of(String name) {
     return switch (name) {
       case "small" -> new Size("small", 4, 32 * MIB, 1, 50, 20, 50_000);
-      case "full" -> new Size("full", 8, 1024 * MIB, 3, 1000, 20, 1_000_000);
+      case "full" -> new Size("full", 8, 1024 * MIB, 5, 1000, 20, 1_000_000);
       default -> throw new IllegalArgumentException("--size must be small or full, not " + name);
     };
   }
 
   Size withLoadRate(int rate) {
     return new Size(name, files, snapshotBytes, reps, groups, rate, kafkaRecords);
+  }
+
+  Size withReps(int runs) {
+    return new Size(name, files, snapshotBytes, runs, groups, loadRate, kafkaRecords);
   }
 
   Size withKafkaRecords(int records) {

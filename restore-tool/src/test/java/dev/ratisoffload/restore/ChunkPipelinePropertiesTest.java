@@ -76,47 +76,33 @@ class ChunkPipelinePropertiesTest {
   @Property(tries = 30)
   void aChangedChunkFailsTheCopyNamingIt(@ForAll @IntRange(min = 3000, max = 9000) int size,
       @ForAll @IntRange(min = 0, max = 100) int victimPercent) throws Exception {
-    Path scratch = Files.createTempDirectory("pipeline");
-    try (DirectoryObjectStore store = new DirectoryObjectStore(Files.createDirectories(scratch.resolve("store")));
-        ChunkPipeline pipeline = new ChunkPipeline(store, 3)) {
-      Manifest manifest = publishOneFile(store, scratch, size);
+    withOneFile(size, (store, manifest) -> {
       Manifest.ChunkRef victim = chunkAt(manifest, victimPercent);
       String key = Layout.chunkKey("c1", manifest.group(), victim.sha256());
       store.delete(key);
       store.putIfAbsent(key, Content.of(Generations.random(victim.size(), 7)));
-      IntegrityException e = assertThrows(IntegrityException.class, () -> pipeline.copy(manifest, discarding()));
+      IntegrityException e = assertThrows(IntegrityException.class, () -> copy(store, manifest));
       assertTrue(e.getMessage().contains(key) && e.getMessage().contains("its bytes were changed"), e::getMessage);
-    } finally {
-      DurableFiles.deleteTree(scratch);
-    }
+    });
   }
 
   /** A chunk whose bytes change on the way once, but not when read again: worth another try. */
   @Property(tries = 20)
   void bytesChangedOnTheWayAreRetriable(@ForAll @IntRange(min = 3000, max = 9000) int size,
       @ForAll @IntRange(min = 0, max = 100) int victimPercent) throws Exception {
-    Path scratch = Files.createTempDirectory("pipeline");
-    try (DirectoryObjectStore store = new DirectoryObjectStore(Files.createDirectories(scratch.resolve("store")))) {
-      Manifest manifest = publishOneFile(store, scratch, size);
+    withOneFile(size, (store, manifest) -> {
       String key = Layout.chunkKey("c1", manifest.group(), chunkAt(manifest, victimPercent).sha256());
-      try (ChunkPipeline pipeline = new ChunkPipeline(new FlipsOnce(store, key), 3)) {
-        StoreUnavailableException e = assertThrows(StoreUnavailableException.class,
-            () -> pipeline.copy(manifest, discarding()));
-        assertTrue(e.getMessage().contains("changed on the way") && e.isRetriable(), e::getMessage);
-      }
-    } finally {
-      DurableFiles.deleteTree(scratch);
-    }
+      StoreUnavailableException e = assertThrows(StoreUnavailableException.class,
+          () -> copy(new FlipsOnce(store, key), manifest));
+      assertTrue(e.getMessage().contains("changed on the way") && e.isRetriable(), e::getMessage);
+    });
   }
 
   /** Intact chunks listed in another order than the file's: the file's SHA-256 catches it. */
   @Property(tries = 20)
   void chunksThatDoNotRebuildTheFileAreCaught(@ForAll @IntRange(min = 3000, max = 9000) int size)
       throws Exception {
-    Path scratch = Files.createTempDirectory("pipeline");
-    try (DirectoryObjectStore store = new DirectoryObjectStore(Files.createDirectories(scratch.resolve("store")));
-        ChunkPipeline pipeline = new ChunkPipeline(store, 3)) {
-      Manifest published = publishOneFile(store, scratch, size);
+    withOneFile(size, (store, published) -> {
       Manifest.FileEntry file = published.files().get(0);
       List<Manifest.ChunkRef> reversed = new ArrayList<>(file.chunks());
       java.util.Collections.reverse(reversed);
@@ -125,34 +111,45 @@ class ChunkPipelinePropertiesTest {
           published.term(), published.index(), published.peers(), published.publisher(), published.createdAt(),
           published.toolVersion(), List.of(new Manifest.FileEntry(file.path(), file.size(), file.sha256(),
               file.md5(), reversed)));
-      IntegrityException e = assertThrows(IntegrityException.class, () -> pipeline.copy(reordered, discarding()));
+      IntegrityException e = assertThrows(IntegrityException.class, () -> copy(store, reordered));
       assertTrue(e.getMessage().contains("does not rebuild the file"), e::getMessage);
+    });
+  }
+
+  /** What a failure test does with a store holding one published generation of one file. */
+  private interface OneFileCase {
+    void run(DirectoryObjectStore store, Manifest manifest) throws Exception;
+  }
+
+  private static void withOneFile(int size, OneFileCase test) throws Exception {
+    Path scratch = Files.createTempDirectory("pipeline");
+    try (DirectoryObjectStore store = new DirectoryObjectStore(Files.createDirectories(scratch.resolve("store")))) {
+      test.run(store, new GenerationReader(store).readManifest(Generations.publish(store, scratch,
+          new Generations.Snapshot("c1", "02511d47-d67c-49a3-9011-abb3109a44c1", 1, 10, 2, Instant.EPOCH,
+              Map.of("sm/state", Generations.random(size, size)))).id()));
     } finally {
       DurableFiles.deleteTree(scratch);
     }
   }
 
-  private static Manifest publishOneFile(DirectoryObjectStore store, Path scratch, int size) throws Exception {
-    return new GenerationReader(store).readManifest(Generations.publish(store, scratch,
-        new Generations.Snapshot("c1", "02511d47-d67c-49a3-9011-abb3109a44c1", 1, 10, 2, Instant.EPOCH,
-            Map.of("sm/state", Generations.random(size, size)))).id());
+  /** Copies the generation into a sink that keeps nothing. */
+  private static void copy(ObjectStore store, Manifest manifest) throws Exception {
+    try (ChunkPipeline pipeline = new ChunkPipeline(store, 3)) {
+      pipeline.copy(manifest, new ChunkPipeline.FileSink() {
+        @Override
+        public OutputStream open(Manifest.FileEntry file) {
+          return OutputStream.nullOutputStream();
+        }
+
+        @Override
+        public void written(Manifest.FileEntry file, OutputStream out) {}
+      });
+    }
   }
 
   private static Manifest.ChunkRef chunkAt(Manifest manifest, int percent) {
     List<Manifest.ChunkRef> chunks = manifest.files().get(0).chunks();
     return chunks.get(Math.min(chunks.size() - 1, chunks.size() * percent / 100));
-  }
-
-  private static ChunkPipeline.FileSink discarding() {
-    return new ChunkPipeline.FileSink() {
-      @Override
-      public OutputStream open(Manifest.FileEntry file) {
-        return OutputStream.nullOutputStream();
-      }
-
-      @Override
-      public void written(Manifest.FileEntry file, OutputStream out) {}
-    };
   }
 
   /** Changes the first byte of one object the first time it is read. */
