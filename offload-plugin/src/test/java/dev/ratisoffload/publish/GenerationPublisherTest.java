@@ -87,6 +87,22 @@ class GenerationPublisherTest {
     assertTrue(manifest.files().get(0).chunks().size() > 4, "the file was chunked");
   }
 
+  /**
+   * Chunks of the default sizes (up to 4 MiB) are hashed in several slices of
+   * {@link GenerationPublisher#DIGEST_SLICE}: the reader's independent digests must agree with them.
+   */
+  @Test
+  void chunksLargerThanADigestSliceAreHashedWhole() throws IOException {
+    GenerationPublisher defaults = new GenerationPublisher(store, ChunkingPolicy.defaults(), uploads, 8,
+        Clock.systemUTC());
+    byte[] a = random(9 * 1024 * 1024 + 17, 3);
+    PublishResult.Published published = assertInstanceOf(PublishResult.Published.class,
+        defaults.publish(source(12, file("big", a)), OPEN));
+    Manifest manifest = new GenerationReader(store).verify(published.id()); // chunk and file SHA-256, MD5
+    assertTrue(manifest.files().get(0).chunks().stream()
+        .anyMatch(c -> c.size() > 2 * GenerationPublisher.DIGEST_SLICE), "a chunk spans several slices");
+  }
+
   /** A store that checks a declared SHA-256 (S3 does) refuses a chunk whose bytes changed after hashing. */
   @Test
   void everyChunkIsDeclaredWithItsSha256AndNothingElseIs() throws IOException {
