@@ -13,7 +13,7 @@ import java.util.Map;
  * <p>The broker (one KRaft node), our side ({@link KafkaOffloadRun}) and the baseline ({@link
  * KafkaToolsBaseline}: Kafka's own producer and consumer performance tools) each run in a JVM of their
  * own, ours and the baseline's with the same heap; S3Proxy runs in this JVM. For each record size a
- * source topic is filled by the producer tool, then:
+ * source topic is filled by the producer tool in a JVM of its own (so that neither side is warmed by it), then:
  *
  * <ul>
  *   <li>backup: the consumer tool reads the whole topic, then our one-shot backup stores it in S3;
@@ -74,10 +74,16 @@ final class KafkaBenchmark extends Benchmark {
     long records = size.kafkaRecords();
     String source = "source-" + recordBytes;
     broker.call("create " + source + " " + PARTITIONS);
-    Map<String, String> fill = tools.call("produce " + bootstrap + " " + source + " " + records + " " + recordBytes);
+    Map<String, String> fill;
+    // The fill runs in a JVM of its own: in the tools' JVM it would compile the producer tool's code
+    // before its first measured run, a warm-up our side does not get.
+    try (ChildJvm filler = ChildJvm.start("topic filler", jvmOptions("kafka-filler", PARTICIPANT_HEAP),
+        KafkaToolsBaseline.class, work.resolve("kafka-filler.log"))) {
+      fill = filler.call("produce " + bootstrap + " " + source + " " + records + " " + recordBytes);
+    }
     requireRecords(source, records, "the producer tool");
-    out.printf("kafka: topic %s, %d records of %d bytes in %d partitions, filled by the producer tool in %.2f s%n",
-        source, records, recordBytes, PARTITIONS, num(fill, "seconds"));
+    out.printf("kafka: topic %s, %d records of %d bytes in %d partitions, filled by the producer tool (in a JVM of"
+        + " its own) in %.2f s%n", source, records, recordBytes, PARTITIONS, num(fill, "seconds"));
     String bucket = backupRows ? backups(source, recordBytes) : backup(source, "kafka-" + recordBytes);
     if (restoreRows) {
       restores(source, recordBytes, bucket);

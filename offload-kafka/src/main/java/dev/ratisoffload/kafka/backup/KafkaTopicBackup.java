@@ -168,7 +168,9 @@ public final class KafkaTopicBackup {
           return execute(c, incarnation, partitions);
         } finally {
           try {
-            c.close(CloseOptions.timeout(Duration.ofSeconds(2)));
+            // Nothing to wait for: no group to leave, no offset to commit. A graceful close would wait
+            // for the fetch still in flight, which the broker holds up to fetch.max.wait.ms (500 ms).
+            c.close(CloseOptions.timeout(Duration.ZERO));
           } catch (RuntimeException e) {
             LOG.debug("closing the consumer: {}", e.toString());
           }
@@ -560,6 +562,7 @@ public final class KafkaTopicBackup {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, settings.isolation());
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     p.put(ConsumerConfig.CHECK_CRCS_CONFIG, true);
+    p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 2 * 1024 * 1024);
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
     p.putAll(settings.clientProperties());
     return p;
