@@ -13,7 +13,8 @@ import java.util.Map;
  * <p>The broker (one KRaft node), our side ({@link KafkaOffloadRun}) and the baseline ({@link
  * KafkaToolsBaseline}: Kafka's own producer and consumer performance tools) each run in a JVM of their
  * own, ours and the baseline's with the same heap; S3Proxy runs in this JVM. For each record size a
- * source topic is filled by the producer tool in a JVM of its own (so that neither side is warmed by it), then:
+ * source topic is filled by the producer tool in a JVM of its own (in the tools' JVM the fill would compile
+ * the producer tool's code before its first measured run, a warm-up our side does not get), then:
  *
  * <ul>
  *   <li>backup: the consumer tool reads the whole topic, then our one-shot backup stores it in S3;
@@ -75,8 +76,6 @@ final class KafkaBenchmark extends Benchmark {
     String source = "source-" + recordBytes;
     broker.call("create " + source + " " + PARTITIONS);
     Map<String, String> fill;
-    // The fill runs in a JVM of its own: in the tools' JVM it would compile the producer tool's code
-    // before its first measured run, a warm-up our side does not get.
     try (ChildJvm filler = ChildJvm.start("topic filler", jvmOptions("kafka-filler", PARTICIPANT_HEAP),
         KafkaToolsBaseline.class, work.resolve("kafka-filler.log"))) {
       fill = filler.call("produce " + bootstrap + " " + source + " " + records + " " + recordBytes);

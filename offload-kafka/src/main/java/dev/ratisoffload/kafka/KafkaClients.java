@@ -13,6 +13,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -21,9 +23,13 @@ import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.TimestampType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** What backup and restore share in talking to a Kafka cluster: client settings, admin calls, records. */
 public final class KafkaClients {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaClients.class);
 
   private KafkaClients() {}
 
@@ -81,6 +87,20 @@ public final class KafkaClients {
     return new KafkaOffloadException(Kind.UNAVAILABLE, "the Kafka cluster at " + bootstrap
         + " did not answer within " + timeout.toSeconds() + " s (" + what + "); nothing more was written:"
         + " check that it is reachable and run again", cause);
+  }
+
+  /**
+   * Closes a consumer that assigned its partitions itself (no group to leave, no offset to commit)
+   * without waiting: a graceful close waits for the fetch still in flight, which the broker holds for up
+   * to fetch.max.wait.ms (500 ms) when the partitions have nothing more. A failure to close is logged,
+   * not thrown: it would only hide what the caller is reporting.
+   */
+  public static void closeAtOnce(Consumer<?, ?> consumer) {
+    try {
+      consumer.close(CloseOptions.timeout(Duration.ZERO));
+    } catch (RuntimeException e) {
+      LOG.debug("closing the consumer: {}", e.toString());
+    }
   }
 
   /** A consumed record as a backup keeps it. */

@@ -25,7 +25,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -167,13 +166,7 @@ public final class KafkaTopicBackup {
         try {
           return execute(c, incarnation, partitions);
         } finally {
-          try {
-            // Nothing to wait for: no group to leave, no offset to commit. A graceful close would wait
-            // for the fetch still in flight, which the broker holds up to fetch.max.wait.ms (500 ms).
-            c.close(CloseOptions.timeout(Duration.ZERO));
-          } catch (RuntimeException e) {
-            LOG.debug("closing the consumer: {}", e.toString());
-          }
+          KafkaClients.closeAtOnce(c);
         }
       }
     }

@@ -127,8 +127,9 @@ final class TargetTopic implements AutoCloseable {
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
     p.remove(ConsumerConfig.GROUP_ID_CONFIG);
     TopicPartition tp = new TopicPartition(topic, partition);
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
+    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+        new ByteArrayDeserializer());
+    try {
       consumer.assign(List.of(tp));
       consumer.seek(tp, offset);
       long deadline = System.nanoTime() + settings.brokerTimeout().toNanos();
@@ -144,6 +145,8 @@ final class TargetTopic implements AutoCloseable {
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
       throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(),
           "read offset " + offset + " of " + topic + "/" + partition, e);
+    } finally {
+      KafkaClients.closeAtOnce(consumer);
     }
   }
 
