@@ -30,9 +30,10 @@ abstract class Benchmark {
   /** Runs the benchmark, adding its rows (and notes) to the table. */
   abstract void run() throws Exception;
 
-  /** A participant's JVM options: its heap, and with {@code --profile} a JFR recording named after it. */
-  protected List<String> jvmOptions(String name, String heap) {
+  /** A participant's JVM options: its heap (and others), and with {@code --profile} a JFR recording named after it. */
+  protected List<String> jvmOptions(String name, String heap, String... more) {
     List<String> options = new ArrayList<>(List.of(heap));
+    options.addAll(List.of(more));
     if (profile) {
       options.add("-XX:StartFlightRecording=filename=" + work.resolve(name + ".jfr") + ",settings=profile,"
           + "dumponexit=true");

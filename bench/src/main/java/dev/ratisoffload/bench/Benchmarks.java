@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,7 @@ import java.util.Set;
  * --bandwidth SIZE    offload.upload.bandwidth of the cost benchmark's publishing peer, e.g. 32MB (0: none;
  *                     default: the plugin's default); the publish benchmark always runs without a budget
  * --records N         records of each Kafka topic (default: 50,000 small, 1,000,000 full)
+ * --kafka-record-bytes N,N  the record sizes of the Kafka benchmarks, a topic each (default: 100,1024)
  * --reps N            runs of each side of each measurement (default: 1 small, 5 full): the best run of
  *                     each side of a throughput measurement is kept, the cost benchmark pools them all
  * --profile           record JFR profiles of the publishing and restoring processes, the Kafka broker, our
@@ -79,6 +81,7 @@ public final class Benchmarks {
     int rate = 0;
     int records = 0;
     int reps = 0;
+    List<Integer> recordBytes = null;
     String bandwidth = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -90,11 +93,19 @@ public final class Benchmarks {
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--records" -> records = Integer.parseInt(args[++i]);
         case "--reps" -> reps = Integer.parseInt(args[++i]);
+        case "--kafka-record-bytes" -> {
+          recordBytes = recordSizes(args[++i]);
+          if (recordBytes == null) {
+            out.println("--kafka-record-bytes takes distinct sizes in bytes, each at least 1, such as 100,1024; not "
+                + args[i]);
+            return 2;
+          }
+        }
         case "--bandwidth" -> bandwidth = args[++i];
         default -> {
           out.println("unknown option " + args[i]
               + "; usage: --size small|full [--only publish,cost,kafka,scale] [--work DIR] [--keep] [--rate N]"
-              + " [--records N] [--reps N] [--bandwidth SIZE] [--profile]");
+              + " [--records N] [--kafka-record-bytes N,N] [--reps N] [--bandwidth SIZE] [--profile]");
           return 2;
         }
       }
@@ -124,12 +135,26 @@ public final class Benchmarks {
       if (reps > 0) {
         size = size.withReps(reps);
       }
+      if (recordBytes != null) {
+        size = size.withKafkaRecordBytes(recordBytes);
+      }
       new Benchmarks(out, size, only, work, profile, bandwidth).runAll();
       return 0;
     } finally {
       if (ownsWork && !keep && !profile) {
         DurableFiles.deleteTree(work);
       }
+    }
+  }
+
+  /** Distinct positive sizes from a list such as {@code 100,1024}; null when it is not one. */
+  static List<Integer> recordSizes(String list) {
+    try {
+      List<Integer> sizes = Arrays.stream(list.split(",")).map(String::trim).map(Integer::valueOf).toList();
+      boolean valid = sizes.stream().allMatch(n -> n > 0) && sizes.stream().distinct().count() == sizes.size();
+      return valid ? sizes : null;
+    } catch (NumberFormatException e) {
+      return null;
     }
   }
 

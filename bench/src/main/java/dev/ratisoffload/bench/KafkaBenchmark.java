@@ -4,11 +4,13 @@ import static dev.ratisoffload.bench.Benchmarks.lng;
 import static dev.ratisoffload.bench.Benchmarks.num;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Kafka backup and restore, for records of 100 bytes and of 1 KiB in a topic of 4 partitions.
+ * Kafka backup and restore, for records of 100 bytes and of 1 KiB (unless {@code --kafka-record-bytes}
+ * says other sizes), a topic of 4 partitions for each size.
  *
  * <p>The broker (one KRaft node), our side ({@link KafkaOffloadRun}) and the baseline ({@link
  * KafkaToolsBaseline}: Kafka's own producer and consumer performance tools) each run in a JVM of their
@@ -29,14 +31,22 @@ import java.util.Map;
 final class KafkaBenchmark extends Benchmark {
 
   static final int PARTITIONS = 4;
-  static final List<Integer> RECORD_BYTES = List.of(100, 1024);
   /** The heap of our side and of the baseline alike. */
   static final String PARTICIPANT_HEAP = "-Xmx1g";
+  /**
+   * The JVM options Kafka's start scripts give a broker: kafka-server-start.sh's heap, kafka-run-class.sh's
+   * collector settings. With the JVM's defaults instead, the broker's CPU for the same run of records
+   * varied two-fold from run to run, and both sides' figures with it.
+   */
+  static final String[] BROKER_JVM = {"-Xms1g", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+      "-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent"};
 
   private final boolean backupRows;
   private final boolean restoreRows;
   private final List<Row> backups = new ArrayList<>();
   private final List<Row> restores = new ArrayList<>();
+  /** Per workload, the median ratio of paired runs: a figure that the best runs of either side do not decide. */
+  private final List<String> pairedRatios = new ArrayList<>();
   private ChildJvm broker;
   private ChildJvm ours;
   private ChildJvm tools;
@@ -50,8 +60,8 @@ final class KafkaBenchmark extends Benchmark {
 
   @Override
   void run() throws Exception {
-    try (ChildJvm brokerJvm = ChildJvm.start("Kafka broker", jvmOptions("kafka-broker", "-Xmx1g"), BrokerServer.class,
-            work.resolve("kafka-broker.log"));
+    try (ChildJvm brokerJvm = ChildJvm.start("Kafka broker", jvmOptions("kafka-broker", "-Xmx1g", BROKER_JVM),
+            BrokerServer.class, work.resolve("kafka-broker.log"));
         ChildJvm oursJvm = ChildJvm.start("offload kafka", jvmOptions("kafka-ours", PARTICIPANT_HEAP),
             KafkaOffloadRun.class, work.resolve("kafka-ours.log"), s3.endpoint().toString());
         ChildJvm toolsJvm = ChildJvm.start("Kafka's performance tools", jvmOptions("kafka-tools", PARTICIPANT_HEAP),
@@ -60,7 +70,7 @@ final class KafkaBenchmark extends Benchmark {
       ours = oursJvm;
       tools = toolsJvm;
       bootstrap = broker.call("bootstrap").get("bootstrap");
-      for (int recordBytes : RECORD_BYTES) {
+      for (int recordBytes : size.kafkaRecordBytes()) {
         runSize(recordBytes);
       }
     }
@@ -69,6 +79,8 @@ final class KafkaBenchmark extends Benchmark {
     notes.add(String.format("kafka: best of %d runs each; broker, ours and the tools in JVMs of their own (ours and"
         + " the tools %s), S3Proxy in the command's JVM; records/s over the whole call on both sides", size.reps(),
         PARTICIPANT_HEAP));
+    notes.add("kafka: median ratio of paired runs (each of our runs against the baseline's run just before it): "
+        + String.join(", ", pairedRatios));
   }
 
   private void runSize(int recordBytes) throws Exception {
@@ -121,6 +133,7 @@ final class KafkaBenchmark extends Benchmark {
           Best.describe(o, recordBytes), lng(o, "segments"), Benchmarks.mib(lng(o, "bytesStored")),
           num(o, "storeSeconds"), num(o, "cpuSeconds"), brokerForOurs, storeCpu);
     }
+    pairedRatios.add(String.format("backup %s %.3f", bytes(recordBytes), backup.medianRatioTo(tool)));
     double ratio = backup.rate / tool.rate;
     backups.add(new Row(String.format("kafka backup: %s records of %s, %d partitions, to S3", count(), bytes(recordBytes),
         PARTITIONS), backup.text(), tool.text() + " (consumer tool)", ratio, ">= 0.80", ratio >= 0.8));
@@ -165,6 +178,7 @@ final class KafkaBenchmark extends Benchmark {
           brokerForTool, Best.describe(o, recordBytes), num(o, "verifySeconds"), num(o, "cpuSeconds"), brokerForOurs,
           storeCpu);
     }
+    pairedRatios.add(String.format("restore %s %.3f", bytes(recordBytes), restore.medianRatioTo(tool)));
     double ratio = restore.rate / tool.rate;
     restores.add(new Row(String.format("kafka restore: %s records of %s, %d partitions, preserve, verified", count(),
         bytes(recordBytes), PARTITIONS), restore.text(), tool.text() + " (producer tool)", ratio, ">= 0.80",
@@ -191,14 +205,28 @@ final class KafkaBenchmark extends Benchmark {
     return recordBytes % 1024 == 0 ? recordBytes / 1024 + " KiB" : recordBytes + " B";
   }
 
-  /** The fastest run of one side: records per second over the whole call. */
+  /** The runs of one side: the fastest (records per second over the whole call), and every run's rate. */
   private static final class Best {
     double rate;
     int recordBytes;
+    final List<Double> rates = new ArrayList<>();
 
     void add(Map<String, String> reply, int recordBytes) {
       this.recordBytes = recordBytes;
-      rate = Math.max(rate, lng(reply, "records") / num(reply, "seconds"));
+      double run = lng(reply, "records") / num(reply, "seconds");
+      rates.add(run);
+      rate = Math.max(rate, run);
+    }
+
+    /** The median of this side's rate over the other's, run by run (the runs alternate, so pairs are neighbours). */
+    double medianRatioTo(Best other) {
+      double[] ratios = new double[rates.size()];
+      for (int i = 0; i < ratios.length; i++) {
+        ratios[i] = rates.get(i) / other.rates.get(i);
+      }
+      Arrays.sort(ratios);
+      int mid = ratios.length / 2;
+      return ratios.length % 2 == 1 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
     }
 
     String text() {

@@ -1,6 +1,7 @@
 package dev.ratisoffload.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -37,5 +38,19 @@ class BenchmarksSmokeTest {
     for (String row : table) {
       assertTrue(row.split("\\|").length >= 7, "a row without every column: " + row);
     }
+  }
+
+  @Test
+  void recordSizesMustBeDistinctPositiveNumbers() throws Exception {
+    assertEquals(List.of(100, 1024), Benchmarks.recordSizes("100,1024"));
+    assertEquals(List.of(512), Benchmarks.recordSizes("512"));
+    for (String wrong : List.of("100,100", "0", "-5", "100,x", "", "1KiB")) {
+      assertNull(Benchmarks.recordSizes(wrong), wrong);
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    int code = Benchmarks.run(new String[] {"--kafka-record-bytes", "100,100"},
+        new PrintStream(bytes, true, StandardCharsets.UTF_8));
+    assertEquals(2, code);
+    assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("--kafka-record-bytes takes distinct sizes"));
   }
 }

@@ -29,6 +29,10 @@ import java.util.zip.ZipException;
  * on a corrupt segment at all reads it to the end first ({@link #readAll}); a restore that streams
  * acts on entries as they come and learns of corruption by the exception at the end at the latest.
  *
+ * <p>A pass that will read a segment twice keeps its decoded body the first time ({@link #keepBody()});
+ * the second pass ({@link #ofVerifiedBody}) makes every structural check again, but neither hashes nor
+ * decompresses: the body is what the first pass verified.
+ *
  * <p>Errors: {@link CorruptSegmentException} for anything wrong with the bytes;
  * {@link UncheckedIOException} when the underlying stream fails (the store, not the data).
  */
@@ -36,11 +40,14 @@ public final class SegmentReader implements Closeable {
 
   private final String name;
   private final SegmentHeader header;
+  /** The stored body, hashed as it is read; null when reading a body verified before. */
   private final HashingSource source;
   /** The decompressing stream, when the body is compressed: closed to free its native memory. */
   private final InputStream decompressor;
   private final Inflater inflater;
-  private final Buffer decoded;
+  private Buffer decoded;
+  /** The copy of the decoded body, when {@link #keepBody()} asked for one. */
+  private BodyCopy copy;
   private long decodedRead;
   private long next;
   private long records;
@@ -50,35 +57,41 @@ public final class SegmentReader implements Closeable {
   private boolean previousWasHole;
   private boolean finished;
 
-  private SegmentReader(InputStream object, String name) {
+  private SegmentReader(String name, SegmentHeader header, HashingSource source, Inflater inflater,
+      InputStream decompressor, InputStream body) {
     this.name = name;
+    this.header = header;
+    this.source = source;
+    this.inflater = inflater;
+    this.decompressor = decompressor;
+    this.decoded = new Buffer(body);
+    this.next = header.firstOffset();
+  }
+
+  private static SegmentReader ofObject(InputStream object, String name) {
     byte[] headerBytes;
     try {
       headerBytes = object.readNBytes(SegmentHeader.LENGTH);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read segment " + name + ": " + e.getMessage(), e);
     }
-    this.header = SegmentHeader.decode(headerBytes, name);
+    SegmentHeader header = SegmentHeader.decode(headerBytes, name);
     MessageDigest digest = Hashes.sha256();
     digest.update(headerBytes, 0, SegmentHeader.SHA_OFFSET);
-    this.source = new HashingSource(object, digest, header.storedBodyLength(), name);
+    HashingSource source = new HashingSource(object, digest, header.storedBodyLength(), name);
     header.codec().requireAvailable(name);
-    switch (header.codec()) {
+    return switch (header.codec()) {
       case DEFLATE -> {
-        inflater = new Inflater();
-        decompressor = new InflaterInputStream(source, inflater, 64 * 1024);
+        Inflater inflater = new Inflater();
+        InputStream inflating = new InflaterInputStream(source, inflater, 64 * 1024);
+        yield new SegmentReader(name, header, source, inflater, inflating, inflating);
       }
       case ZSTD -> {
-        inflater = null;
-        decompressor = newZstdStream(source, name);
+        InputStream zstd = newZstdStream(source, name);
+        yield new SegmentReader(name, header, source, null, zstd, zstd);
       }
-      default -> {
-        inflater = null;
-        decompressor = null;
-      }
-    }
-    decoded = new Buffer(decompressor == null ? source : decompressor);
-    this.next = header.firstOffset();
+      default -> new SegmentReader(name, header, source, null, null, source);
+    };
   }
 
   private static InputStream newZstdStream(InputStream source, String name) {
@@ -97,11 +110,41 @@ public final class SegmentReader implements Closeable {
    */
   public static SegmentReader open(InputStream object, String name) {
     try {
-      return new SegmentReader(object, name);
+      return ofObject(object, name);
     } catch (RuntimeException e) {
       closeQuietly(object);
       throw e;
     }
+  }
+
+  /**
+   * Reads again a decoded body that {@link #keptBody()} gave after its segment was verified to the end:
+   * every entry is checked again as it is read, but there is nothing to hash or decompress.
+   */
+  public static SegmentReader ofVerifiedBody(SegmentHeader header, byte[] body, String name) {
+    return new SegmentReader(name, header, null, null, null, new ByteArrayInputStream(body));
+  }
+
+  /**
+   * Keeps a copy of the decoded body as it is read, for a second pass over a segment verified once
+   * ({@link #keptBody()}, {@link #ofVerifiedBody}); the copy takes the body's length as the header
+   * states it. Call before reading the first entry.
+   */
+  public void keepBody() {
+    if (decodedRead > 0 || copy != null || source == null) {
+      throw new IllegalStateException("keepBody is for a segment's object, before its first entry is read");
+    }
+    if (header.decodedBodyLength() > Integer.MAX_VALUE - 16) {
+      throw new IllegalStateException("segment " + name + " states a body of " + header.decodedBodyLength()
+          + " bytes, more than an array holds");
+    }
+    copy = new BodyCopy(decoded.in, (int) header.decodedBodyLength());
+    decoded = new Buffer(copy);
+  }
+
+  /** The decoded body kept by {@link #keepBody()}, once the whole segment was verified; null otherwise. */
+  public byte[] keptBody() {
+    return finished && copy != null ? copy.body : null;
   }
 
   /** Reads and verifies a whole segment held in memory. */
@@ -228,7 +271,9 @@ public final class SegmentReader implements Closeable {
     if (inflater != null && inflater.getRemaining() != 0) {
       throw corrupt("bytes follow the compressed body");
     }
-    source.drainAndCheckEnd();
+    if (source != null) {
+      source.drainAndCheckEnd();
+    }
     if (decodedRead != header.decodedBodyLength()) {
       throw corrupt("the body decodes to " + decodedRead + " bytes, the header says " + header.decodedBodyLength());
     }
@@ -239,9 +284,11 @@ public final class SegmentReader implements Closeable {
       throw corrupt("record timestamps span " + minTimestamp + "-" + maxTimestamp + ", the header says "
           + header.minTimestamp() + "-" + header.maxTimestamp());
     }
-    String sha = Hashes.hex(source.digest.digest());
-    if (!sha.equals(header.sha256())) {
-      throw corrupt("its SHA-256 is " + sha + ", the header says " + header.sha256() + " (bytes were changed)");
+    if (source != null) {
+      String sha = Hashes.hex(source.digest.digest());
+      if (!sha.equals(header.sha256())) {
+        throw corrupt("its SHA-256 is " + sha + ", the header says " + header.sha256() + " (bytes were changed)");
+      }
     }
     finished = true;
     close();
@@ -358,7 +405,9 @@ public final class SegmentReader implements Closeable {
     if (decompressor != null) {
       closeQuietly(decompressor);
     }
-    closeQuietly(source.in);
+    if (source != null) {
+      closeQuietly(source.in);
+    }
   }
 
   private static void closeQuietly(InputStream in) {
@@ -427,11 +476,45 @@ public final class SegmentReader implements Closeable {
     }
   }
 
+  /** A stream read in blocks: a single byte is read as a block of one. */
+  private abstract static class BlockStream extends InputStream {
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : Byte.toUnsignedInt(one[0]);
+    }
+  }
+
+  /** Copies the decoded body as it passes into an array of the length the header states. */
+  private final class BodyCopy extends BlockStream {
+    private final InputStream in;
+    private final byte[] body;
+    private int length;
+
+    BodyCopy(InputStream in, int bodyLength) {
+      this.in = in;
+      this.body = new byte[bodyLength];
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      int n = in.read(b, off, len);
+      if (n > 0) {
+        if (n > body.length - length) {
+          throw corrupt("the body decodes to more than the " + body.length + " bytes the header says");
+        }
+        System.arraycopy(b, off, body, length, n);
+        length += n;
+      }
+      return n;
+    }
+  }
+
   /**
    * The stored body: hashes what passes through, never reads past the length the header states, and
    * checks at the end that the object holds nothing more.
    */
-  private static final class HashingSource extends InputStream {
+  private static final class HashingSource extends BlockStream {
     private final InputStream in;
     private final MessageDigest digest;
     private final String name;
@@ -442,12 +525,6 @@ public final class SegmentReader implements Closeable {
       this.digest = digest;
       this.left = length;
       this.name = name;
-    }
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : Byte.toUnsignedInt(one[0]);
     }
 
     @Override

@@ -10,7 +10,6 @@ import dev.ratisoffload.kafka.format.TopicManifestCodec;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.ObjectStore;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -45,26 +44,6 @@ public final class SegmentSource {
       throw gone(segment);
     }
     return checked(segment, SegmentReader.open(in, segment.key()));
-  }
-
-  /**
-   * Opens a segment whose object was downloaded before ({@link #download}): the same checks as
-   * {@link #open(StoredSegment)}, without reading the store again.
-   */
-  public SegmentReader open(StoredSegment segment, byte[] object) {
-    return checked(segment, SegmentReader.open(new ByteArrayInputStream(object), segment.key()));
-  }
-
-  /** The segment's whole object, unverified: read it with {@link #open(StoredSegment, byte[])}. */
-  public byte[] download(StoredSegment segment) {
-    try (InputStream in = store.get(segment.key())) {
-      // One byte more than listed: an object that grew is then refused by the size check, not cut short.
-      return in.readNBytes(Math.toIntExact(Math.min(Integer.MAX_VALUE - 16, segment.size() + 1)));
-    } catch (ObjectNotFoundException e) {
-      throw gone(segment);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + segment.key() + " from " + store.describe(), e);
-    }
   }
 
   private static CorruptSegmentException gone(StoredSegment segment) {

@@ -3,9 +3,10 @@ package dev.ratisoffload.kafka.restore;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * How many bytes of segment objects the verify pass may keep in memory for the send pass, shared by
- * every partition: a segment kept is not downloaded again; one that does not fit is streamed from the
- * store a second time (and its SHA-256 compared with the one the verify pass read).
+ * How many bytes of decoded segment bodies the verify pass may keep in memory for the send pass, shared
+ * by every partition: a body kept is not downloaded, hashed or decompressed again; a segment that does
+ * not fit is streamed from the store a second time (and its SHA-256 compared with the one the verify
+ * pass read).
  */
 final class KeptSegments {
 
@@ -24,6 +25,14 @@ final class KeptSegments {
 
   /** Takes {@code bytes} from what is left, if that much is left. */
   boolean tryKeep(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("cannot keep " + bytes + " bytes");
+    }
     return left.getAndUpdate(l -> l >= bytes ? l - bytes : l) >= bytes;
+  }
+
+  /** Gives back what a body no longer kept took. */
+  void release(long bytes) {
+    left.addAndGet(bytes);
   }
 }

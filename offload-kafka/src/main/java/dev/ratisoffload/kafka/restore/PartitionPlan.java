@@ -3,6 +3,7 @@ package dev.ratisoffload.kafka.restore;
 import dev.ratisoffload.kafka.format.Hole;
 import dev.ratisoffload.kafka.format.RecordOutline;
 import dev.ratisoffload.kafka.format.SegmentEntry;
+import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.SegmentReader;
 import dev.ratisoffload.kafka.read.ChainVerifier;
 import dev.ratisoffload.kafka.read.OffsetRange;
@@ -20,7 +21,7 @@ import java.util.Optional;
  * its end and its SHA-256 checked, the chain's joins and links checked, and the figures the target
  * must be able to take.
  *
- * @param segments the verified segments holding the records to send, in order, with their SHA-256
+ * @param segments the verified segments holding the records to send, in order, with their headers
  * @param chainStart the chain's first offset (0 unless retention removed records before the backup began)
  * @param endOffset one past the last record to send (the chain's end, or where {@code until} cut it)
  * @param records how many records will be sent
@@ -34,23 +35,26 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
     List<OffsetRange> holes, long holeOffsets, long minTimestamp, int maxRecordBytes) {
 
   /**
-   * A segment the verify pass read, and the SHA-256 it had then.
+   * A segment the verify pass read, with the header it had then.
    *
-   * @param object the object's bytes as verified, kept for the send pass; null when they did not fit
-   *     the budget, and the send pass reads the store again
+   * @param body the decoded body as verified, kept for the send pass; null when it did not fit the
+   *     budget, and the send pass reads the store again
    */
-  record VerifiedSegment(StoredSegment segment, String sha256, byte[] object) {
+  record VerifiedSegment(StoredSegment segment, SegmentHeader header, byte[] body) {
 
-    /** Opens the segment for the send pass: from memory when kept, else from the store, checked unchanged. */
+    /**
+     * Opens the segment for the send pass: its kept body (nothing to hash or decompress again), or the
+     * object read from the store again and checked to be the one verified.
+     */
     SegmentReader reopen(SegmentSource source) {
-      if (object != null) {
-        return source.open(segment, object);
+      if (body != null) {
+        return SegmentReader.ofVerifiedBody(header, body, segment.key());
       }
       SegmentReader reader = source.open(segment);
-      if (!reader.header().sha256().equals(sha256)) {
+      if (!reader.header().sha256().equals(header.sha256())) {
         reader.close();
         throw new IntegrityException("segment " + segment.key() + " changed after the verify pass read it (SHA-256 "
-            + sha256 + ", now " + reader.header().sha256() + "): something rewrote the backup");
+            + header.sha256() + ", now " + reader.header().sha256() + "): something rewrote the backup");
       }
       return reader;
     }
@@ -58,7 +62,7 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
 
   /**
    * Reads and verifies the chain, up to the first record later than {@code until} when present, keeping
-   * the objects of the segments that fit {@code keep}.
+   * the decoded bodies of the segments to send that fit {@code keep}.
    */
   static PartitionPlan scan(SegmentSource source, PartitionChain chain, Optional<Instant> until, KeptSegments keep) {
     ChainLinks links = new ChainLinks();
@@ -76,9 +80,11 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
       if (cut) {
         break;
       }
-      byte[] object = keep.tryKeep(segment.size()) ? source.download(segment) : null;
-      try (SegmentReader reader = object != null ? source.open(segment, object) : source.open(segment)) {
+      try (SegmentReader reader = source.open(segment)) {
         links.accept(segment, reader.header());
+        if (keep.tryKeep(reader.header().decodedBodyLength())) {
+          reader.keepBody();
+        }
         // Read to the end even past the cut: the segment's hash covers all of it.
         // Outlines: the verify pass needs where records are and their sizes, not copies of their bytes.
         for (SegmentEntry entry = reader.nextOutline(); entry != null; entry = reader.nextOutline()) {
@@ -101,13 +107,20 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
             maxBytes = Math.max(maxBytes, RecordSizes.upperBound(record));
           }
         }
-        segments.add(new VerifiedSegment(segment, reader.header().sha256(), object));
+        segments.add(new VerifiedSegment(segment, reader.header(), reader.keptBody()));
       }
     }
     long restoredEnd = end;
     List<OffsetRange> inside = holes.stream().filter(h -> h.first() < restoredEnd)
         .map(h -> new OffsetRange(h.first(), Math.min(h.last(), restoredEnd - 1))).toList();
-    List<VerifiedSegment> needed = segments.stream().filter(v -> v.segment().firstOffset() < restoredEnd).toList();
+    List<VerifiedSegment> needed = new ArrayList<>();
+    for (VerifiedSegment verified : segments) {
+      if (verified.segment().firstOffset() < restoredEnd) {
+        needed.add(verified);
+      } else if (verified.body() != null) {
+        keep.release(verified.body().length); // past the cut: not sent, its room is the other partitions'
+      }
+    }
     return new PartitionPlan(chain.partition(), needed, chainStart, restoredEnd, records, inside, holeOffsets,
         minTimestamp,
         maxBytes);

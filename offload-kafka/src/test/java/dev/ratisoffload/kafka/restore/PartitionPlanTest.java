@@ -1,6 +1,7 @@
 package dev.ratisoffload.kafka.restore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The verify pass keeps the objects that fit its budget; the send pass reads the others again, checked. */
+/** The verify pass keeps the bodies that fit its budget; the send pass reads the others again, checked. */
 class PartitionPlanTest {
 
   private static final String CLUSTER = "c1";
@@ -86,13 +87,13 @@ class PartitionPlanTest {
 
   @Test
   void segmentsWithinTheBudgetAreKeptAndNotReadFromTheStoreAgain() {
-    long firstTwo = written.get(0).content().size() + written.get(1).content().size();
+    long firstTwo = written.get(0).header().decodedBodyLength() + written.get(1).header().decodedBodyLength();
     PartitionPlan plan = PartitionPlan.scan(source, chain(), Optional.empty(), new KeptSegments(firstTwo));
 
     assertEquals(30, plan.records());
-    assertNotNull(plan.segments().get(0).object());
-    assertNotNull(plan.segments().get(1).object());
-    assertNull(plan.segments().get(2).object(), "the third did not fit the budget");
+    assertNotNull(plan.segments().get(0).body());
+    assertNotNull(plan.segments().get(1).body());
+    assertNull(plan.segments().get(2).body(), "the third did not fit the budget");
     store.delete(key(written.get(0)));
     store.delete(key(written.get(1)));
 
@@ -103,9 +104,23 @@ class PartitionPlanTest {
   }
 
   @Test
+  void aBodyPastTheCutIsNotKeptAndGivesItsRoomBack() {
+    long all = written.stream().mapToLong(w -> w.header().decodedBodyLength()).sum();
+    KeptSegments keep = new KeptSegments(all);
+    // The last record restored is offset 19: the third segment is read (its hash covers it) but not sent.
+    PartitionPlan plan = PartitionPlan.scan(source, chain(), Optional.of(java.time.Instant.ofEpochMilli(1_019)), keep);
+
+    assertEquals(20, plan.records());
+    assertEquals(2, plan.segments().size());
+    long third = written.get(2).header().decodedBodyLength();
+    assertTrue(keep.tryKeep(third), "the third segment's room was given back");
+    assertFalse(keep.tryKeep(1), "and nothing more");
+  }
+
+  @Test
   void aSegmentReadAgainMustBeTheOneTheVerifyPassRead() {
     PartitionPlan plan = PartitionPlan.scan(source, chain(), Optional.empty(), new KeptSegments(0));
-    assertTrue(plan.segments().stream().allMatch(v -> v.object() == null));
+    assertTrue(plan.segments().stream().allMatch(v -> v.body() == null));
     // Another valid segment of the same size for the same range, other values: a rewritten backup.
     SegmentWriter other = uncompressed(10, written.get(0).header().sha256());
     for (long offset = 10; offset < 20; offset++) {
