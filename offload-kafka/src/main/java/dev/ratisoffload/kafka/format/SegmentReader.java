@@ -58,13 +58,13 @@ public final class SegmentReader implements Closeable {
   private boolean finished;
 
   private SegmentReader(String name, SegmentHeader header, HashingSource source, Inflater inflater,
-      InputStream decompressor, InputStream body) {
+      InputStream decompressor, Buffer decoded) {
     this.name = name;
     this.header = header;
     this.source = source;
     this.inflater = inflater;
     this.decompressor = decompressor;
-    this.decoded = new Buffer(body);
+    this.decoded = decoded;
     this.next = header.firstOffset();
   }
 
@@ -84,13 +84,13 @@ public final class SegmentReader implements Closeable {
       case DEFLATE -> {
         Inflater inflater = new Inflater();
         InputStream inflating = new InflaterInputStream(source, inflater, 64 * 1024);
-        yield new SegmentReader(name, header, source, inflater, inflating, inflating);
+        yield new SegmentReader(name, header, source, inflater, inflating, new Buffer(inflating));
       }
       case ZSTD -> {
         InputStream zstd = newZstdStream(source, name);
-        yield new SegmentReader(name, header, source, null, zstd, zstd);
+        yield new SegmentReader(name, header, source, null, zstd, new Buffer(zstd));
       }
-      default -> new SegmentReader(name, header, source, null, null, source);
+      default -> new SegmentReader(name, header, source, null, null, new Buffer(source));
     };
   }
 
@@ -122,7 +122,7 @@ public final class SegmentReader implements Closeable {
    * every entry is checked again as it is read, but there is nothing to hash or decompress.
    */
   public static SegmentReader ofVerifiedBody(SegmentHeader header, byte[] body, String name) {
-    return new SegmentReader(name, header, null, null, null, new ByteArrayInputStream(body));
+    return new SegmentReader(name, header, null, null, null, new Buffer(body));
   }
 
   /**
@@ -421,12 +421,20 @@ public final class SegmentReader implements Closeable {
   /** An unsynchronised buffer over the decoded body: entries are read a byte or a field at a time. */
   private static final class Buffer {
     private final InputStream in;
-    private final byte[] buf = new byte[64 * 1024];
+    private final byte[] buf;
     private int pos;
     private int limit;
 
     Buffer(InputStream in) {
       this.in = in;
+      this.buf = new byte[64 * 1024];
+    }
+
+    /** A buffer over a whole body in memory: read where it lies, not copied block by block. */
+    Buffer(byte[] whole) {
+      this.in = InputStream.nullInputStream();
+      this.buf = whole;
+      this.limit = whole.length;
     }
 
     int read() throws IOException {
