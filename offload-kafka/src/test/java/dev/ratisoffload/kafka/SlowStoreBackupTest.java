@@ -59,7 +59,8 @@ class SlowStoreBackupTest {
     InterruptedBackupTest.produce(kafka, topic, 1, 3000, produced, new Random(21)); // about 600 KB
     try (GatedStore store = new GatedStore(TestStores.directory(dir))) {
       Events events = new Events();
-      // 512 KiB: the open segment counts about 300 KiB, so about 200 KiB of sealed segments may wait.
+      // 512 KiB: the open segment counts about 340 KiB (its compressor), so about 170 KiB of sealed
+      // segments may wait.
       BackupSettings settings = BackupSettings.builder(kafka.bootstrapServers(), topic, "c")
           .segmentBytes(4096).memoryBudget(512 * 1024).build();
       CompletableFuture<BackupSummary> running = start(new KafkaTopicBackup(settings, store, events));

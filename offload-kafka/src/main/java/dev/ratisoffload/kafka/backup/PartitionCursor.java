@@ -84,9 +84,9 @@ final class PartitionCursor {
     return hasOpenSegment() || !sealed.isEmpty();
   }
 
-  /** Memory held by the open segment: its compressed bytes and compressor buffers. */
+  /** Memory held by the open segment: its compressed bytes and its compressor. */
   long openMemory() {
-    return open == null ? 0 : open.storedBytes() + 300 * 1024;
+    return open == null ? 0 : open.memory();
   }
 
   /** Memory held by the sealed segments not yet stored. */

@@ -8,7 +8,10 @@ public enum Codec {
   NONE(0, 0),
   /** A zlib stream (RFC 1950: DEFLATE with an Adler-32 trailer), as java.util.zip writes it. */
   DEFLATE(1, 1),
-  /** One Zstandard frame (RFC 8878), written by the zstd library that kafka-clients also uses. */
+  /**
+   * Zstandard frames (RFC 8878), one after the other, that decode to the body: the writer makes one per
+   * 256 KiB of body, with the zstd library that kafka-clients also uses; a reader takes any number.
+   */
   ZSTD(2, 1);
 
   private final int code;

@@ -3,6 +3,7 @@ package dev.ratisoffload.kafka.format;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -107,5 +108,32 @@ public final class SegmentArbitraries {
     return Combinators.combine(first, steps().list().ofMaxSize(30), trailing)
         .as(PartitionRun::new)
         .filter(run -> run.endOffset() > run.firstOffset());
+  }
+
+  /**
+   * Runs whose body spans several of the zstd writer's blocks (256 KiB each): seven or more records with values
+   * of 40-160 KB, sometimes holes between them. A value's bytes come from a seed (random capital letters
+   * or random bytes), as generating each byte would take more memory than the test has.
+   */
+  public static Arbitrary<PartitionRun> runsOfSeveralBlocks() {
+    Arbitrary<byte[]> values = Combinators.combine(Arbitraries.longs(), Arbitraries.integers().between(40_000, 160_000),
+        Arbitraries.of(true, false)).as((seed, size, letters) -> {
+          Random random = new Random(seed);
+          byte[] value = new byte[size];
+          if (letters) {
+            for (int i = 0; i < size; i++) {
+              value[i] = (byte) ('A' + random.nextInt(26));
+            }
+          } else {
+            random.nextBytes(value);
+          }
+          return value;
+        });
+    Arbitrary<BackupRecord> large = Combinators.combine(timestamps(), values)
+        .as((ts, value) -> new BackupRecord(0, ts, TimestampKind.CREATE_TIME, null, value, List.of()));
+    Arbitrary<Long> skips = Arbitraries.<Long>frequencyOf(Tuple(3, Arbitraries.just(0L)),
+        Tuple(1, Arbitraries.longs().between(1, 1000)));
+    return Combinators.combine(skips, large).as(Step::new).list().ofMinSize(7).ofMaxSize(14)
+        .map(steps -> new PartitionRun(0, steps, 0));
   }
 }

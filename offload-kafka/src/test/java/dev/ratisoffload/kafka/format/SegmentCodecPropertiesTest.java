@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.luben.zstd.Zstd;
 import dev.ratisoffload.kafka.format.SegmentArbitraries.PartitionRun;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
 import java.util.Arrays;
@@ -24,6 +25,11 @@ class SegmentCodecPropertiesTest {
   @Provide
   Arbitrary<PartitionRun> runs() {
     return SegmentArbitraries.runs();
+  }
+
+  @Provide
+  Arbitrary<PartitionRun> runsOfSeveralBlocks() {
+    return SegmentArbitraries.runsOfSeveralBlocks();
   }
 
   private static EncodedSegment encode(PartitionRun run, Codec codec, String previous) {
@@ -85,6 +91,27 @@ class SegmentCodecPropertiesTest {
         ? Arrays.copyOf(object, object.length + 1 + position % 100)
         : Arrays.copyOf(object, position % object.length);
     assertThrows(CorruptSegmentException.class, () -> read(changed, outlines, keepBody));
+  }
+
+  /** A body of several zstd frames (one per block) reads back whole, and any change to it is detected. */
+  @Property(tries = 30)
+  void aBodyOfSeveralFramesReadsBackAndAnyChangedByteIsDetected(@ForAll("runsOfSeveralBlocks") PartitionRun run,
+      @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE - 1) int position, @ForAll @IntRange(min = 1, max = 255) int flip,
+      @ForAll boolean outlines) {
+    EncodedSegment segment = encode(run, Codec.ZSTD, null);
+    byte[] object = segment.content().toByteArray();
+    long decoded = segment.header().decodedBodyLength();
+    assertTrue(decoded > 256 * 1024, "several blocks: " + segment.header());
+    List<Long> frames = new java.util.ArrayList<>();
+    for (int at = SegmentHeader.LENGTH; at < object.length; at += (int) Zstd.findFrameCompressedSize(object, at)) {
+      frames.add(Zstd.getFrameContentSize(object, at, object.length - at));
+    }
+    assertEquals((decoded + 256 * 1024 - 1) / (256 * 1024), frames.size(), "one frame per 256 KiB: " + frames);
+    assertEquals(decoded, frames.stream().mapToLong(Long::longValue).sum());
+    assertEquals(run.entries(), SegmentReader.readAll(object, "test"));
+    int at = position % object.length;
+    object[at] ^= (byte) flip;
+    assertThrows(CorruptSegmentException.class, () -> read(object, outlines, false));
   }
 
   /**
