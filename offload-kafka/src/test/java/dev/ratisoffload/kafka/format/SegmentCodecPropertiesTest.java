@@ -6,8 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;
+import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.kafka.format.SegmentArbitraries.PartitionRun;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.List;
 import net.jqwik.api.Arbitrary;
@@ -112,6 +117,34 @@ class SegmentCodecPropertiesTest {
     int at = position % object.length;
     object[at] ^= (byte) flip;
     assertThrows(CorruptSegmentException.class, () -> read(object, outlines, false));
+  }
+
+  /** A zstd body in one streaming frame, as segments were written before 2026-12-05, reads back the same. */
+  @Property(tries = 50)
+  void aBodyInOneFrameAsWrittenBeforeReadsBack(@ForAll("runs") PartitionRun run, @ForAll boolean outlines)
+      throws IOException {
+    EncodedSegment segment = encode(run, Codec.ZSTD, null);
+    byte[] object = segment.content().toByteArray();
+    SegmentHeader header = segment.header();
+    byte[] decoded = Zstd.decompress(Arrays.copyOfRange(object, SegmentHeader.LENGTH, object.length),
+        (int) header.decodedBodyLength());
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    try (ZstdOutputStreamNoFinalizer zstd = new ZstdOutputStreamNoFinalizer(body, 1)) {
+      zstd.write(decoded);
+    }
+    byte[] oneFrame = body.toByteArray();
+    assertEquals(oneFrame.length, Zstd.findFrameCompressedSize(oneFrame, 0), "one frame");
+    SegmentHeader before = new SegmentHeader(Codec.ZSTD, header.topicId(), header.partition(), header.firstOffset(),
+        header.lastOffset(), header.recordCount(), header.minTimestamp(), header.maxTimestamp(),
+        header.decodedBodyLength(), oneFrame.length, header.previousSha256(), null);
+    MessageDigest sha = Hashes.sha256();
+    sha.update(before.encodeHashedPart());
+    sha.update(oneFrame);
+    before = before.withSha256(Hashes.hex(sha.digest()));
+    byte[] written = Arrays.copyOf(before.encode(), SegmentHeader.LENGTH + oneFrame.length);
+    System.arraycopy(oneFrame, 0, written, SegmentHeader.LENGTH, oneFrame.length);
+
+    assertEquals(outlines ? readOutlines(object) : run.entries(), read(written, outlines, false));
   }
 
   /**
