@@ -59,10 +59,10 @@ class SlowStoreBackupTest {
     InterruptedBackupTest.produce(kafka, topic, 1, 3000, produced, new Random(21)); // about 600 KB
     try (GatedStore store = new GatedStore(TestStores.directory(dir))) {
       Events events = new Events();
-      // 512 KiB: the open segment counts about 340 KiB (its compressor), so about 170 KiB of sealed
-      // segments may wait.
+      // 256 KiB: the open segment counts about 20 KiB (its bytes and its block buffer), so about 236 KiB
+      // of sealed segments may wait.
       BackupSettings settings = BackupSettings.builder(kafka.bootstrapServers(), topic, "c")
-          .segmentBytes(4096).memoryBudget(512 * 1024).build();
+          .segmentBytes(4096).memoryBudget(256 * 1024).build();
       CompletableFuture<BackupSummary> running = start(new KafkaTopicBackup(settings, store, events));
 
       assertTrue(store.firstHeld.await(DEADLINE.toSeconds(), TimeUnit.SECONDS), "a segment put was held");
@@ -107,7 +107,7 @@ class SlowStoreBackupTest {
       };
       Events events = new Events();
       BackupSettings settings = BackupSettings.builder(kafka.bootstrapServers(), topic, "c")
-          .segmentBytes(4096).memoryBudget(1024 * 1024).build();
+          .segmentBytes(4096).memoryBudget(256 * 1024).build();
       CompletableFuture<BackupSummary> running = start(new KafkaTopicBackup(settings, store, events));
       assertTrue(events.waiting.await(DEADLINE.toSeconds(), TimeUnit.SECONDS), "segments queued up");
       store.release();

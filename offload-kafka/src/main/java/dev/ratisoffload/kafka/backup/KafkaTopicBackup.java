@@ -7,6 +7,7 @@ import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
 import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
+import dev.ratisoffload.kafka.format.SegmentWriters;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
 import dev.ratisoffload.kafka.read.PartitionChain;
@@ -143,6 +144,7 @@ public final class KafkaTopicBackup {
     private final Map<Integer, PartitionCursor> cursors = new TreeMap<>();
     private final Map<Integer, Long> targets = new HashMap<>();
     private final UploadQueue uploads;
+    private final SegmentWriters writers = new SegmentWriters();
     private long lastTopicCheck;
     private long lastProgress;
 
@@ -392,13 +394,15 @@ public final class KafkaTopicBackup {
       c.assign(assignment);
       tails.forEach((p, tail) -> {
         c.seek(new TopicPartition(settings.topic(), p), tail.nextOffset());
-        cursors.put(p, new PartitionCursor(topicId, p, tail.nextOffset(), tail.lastSha256(), settings.segmentBytes()));
+        cursors.put(p, new PartitionCursor(writers, topicId, p, tail.nextOffset(), tail.lastSha256(),
+            settings.segmentBytes()));
       });
       if (!fromStart.isEmpty()) {
         c.seekToBeginning(fromStart);
         for (TopicPartition tp : fromStart) {
           long start = brokerCall("find where " + tp + " starts", () -> c.position(tp, settings.brokerTimeout()));
-          cursors.put(tp.partition(), new PartitionCursor(topicId, tp.partition(), start, null, settings.segmentBytes()));
+          cursors.put(tp.partition(), new PartitionCursor(writers, topicId, tp.partition(), start, null,
+              settings.segmentBytes()));
         }
       }
     }
@@ -471,8 +475,10 @@ public final class KafkaTopicBackup {
       return new BackupSummary(settings.topic(), topicId.toString(), ending, manifest.key().version(), parts);
     }
 
+    /** Drops the segments not stored, then frees the writers' shared compressor. */
     void discardOpenSegments() {
       cursors.values().forEach(PartitionCursor::discard);
+      writers.close();
     }
   }
 

@@ -3,6 +3,7 @@ package dev.ratisoffload.kafka.backup;
 import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.SegmentWriter;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
+import dev.ratisoffload.kafka.format.SegmentWriters;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
@@ -16,6 +17,7 @@ import org.apache.kafka.common.Uuid;
  */
 final class PartitionCursor {
 
+  private final SegmentWriters writers;
   private final Uuid topicId;
   private final int partition;
   private final long segmentBytes;
@@ -36,7 +38,9 @@ final class PartitionCursor {
   int segmentsWritten;
   boolean done;
 
-  PartitionCursor(Uuid topicId, int partition, long nextOffset, String previousSha256, long segmentBytes) {
+  PartitionCursor(SegmentWriters writers, Uuid topicId, int partition, long nextOffset, String previousSha256,
+      long segmentBytes) {
+    this.writers = writers;
     this.topicId = topicId;
     this.partition = partition;
     this.storedNext = nextOffset;
@@ -84,7 +88,7 @@ final class PartitionCursor {
     return hasOpenSegment() || !sealed.isEmpty();
   }
 
-  /** Memory held by the open segment: its compressed bytes and its compressor. */
+  /** Memory held by the open segment: its compressed bytes and its buffers (and compressor, if its own). */
   long openMemory() {
     return open == null ? 0 : open.memory();
   }
@@ -145,7 +149,7 @@ final class PartitionCursor {
 
   private SegmentWriter writer(long nowNanos) {
     if (open == null) {
-      open = new SegmentWriter(topicId, partition, sealedNext, lastSealedSha256);
+      open = writers.open(topicId, partition, sealedNext, lastSealedSha256);
       openedAtNanos = nowNanos;
     }
     return open;

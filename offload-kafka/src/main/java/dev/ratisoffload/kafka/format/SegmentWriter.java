@@ -1,7 +1,5 @@
 package dev.ratisoffload.kafka.format;
 
-import com.github.luben.zstd.Zstd;
-import com.github.luben.zstd.ZstdCompressCtx;
 import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.store.Content;
 import java.io.BufferedOutputStream;
@@ -61,6 +59,25 @@ public final class SegmentWriter {
    */
   public SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256, Codec codec,
       int level) {
+    this(topicId, partition, firstOffset, previousSha256, codec, level, null);
+  }
+
+  /** A writer with the codec for writing ({@link Codec#forWriting}) at its fastest level. */
+  public SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256) {
+    this(topicId, partition, firstOffset, previousSha256, Codec.forWriting(), Codec.forWriting().defaultLevel());
+  }
+
+  /**
+   * A zstd writer that compresses with a compressor it shares with other writers on the same thread
+   * (and does not close).
+   */
+  SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256,
+      ZstdBlockCompressor shared) {
+    this(topicId, partition, firstOffset, previousSha256, Codec.ZSTD, 0, shared);
+  }
+
+  private SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256, Codec codec,
+      int level, ZstdBlockCompressor shared) {
     if (partition < 0 || firstOffset < 0) {
       throw new IllegalArgumentException("partition " + partition + ", first offset " + firstOffset);
     }
@@ -79,11 +96,18 @@ public final class SegmentWriter {
         compressorMemory = () -> 300 * 1024; // zlib's window and hash chains, and the two buffers
       }
       case ZSTD -> {
-        codec.requireAvailable("of partition " + partition + " at offset " + firstOffset);
-        ZstdFrames frames = new ZstdFrames(stored, level);
+        ZstdBlockCompressor compressor = shared;
+        if (compressor == null) {
+          codec.requireAvailable("of partition " + partition + " at offset " + firstOffset);
+          compressor = new ZstdBlockCompressor(level);
+          releaseCompressor = compressor::close;
+        } else {
+          releaseCompressor = () -> { };
+        }
+        ZstdFrames frames = new ZstdFrames(stored, compressor);
         sink = frames;
-        releaseCompressor = frames::release;
-        compressorMemory = frames::memory;
+        long ownMemory = shared == null ? compressor.memory() : 0;
+        compressorMemory = () -> frames.bufferMemory() + ownMemory;
       }
       default -> {
         sink = new BufferedOutputStream(stored, 16 * 1024);
@@ -92,11 +116,6 @@ public final class SegmentWriter {
       }
     }
     this.body = new CountingOutputStream(sink);
-  }
-
-  /** A writer with the codec for writing ({@link Codec#forWriting}) at its fastest level. */
-  public SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256) {
-    this(topicId, partition, firstOffset, previousSha256, Codec.forWriting(), Codec.forWriting().defaultLevel());
   }
 
   /** The offset the next record or hole starts at. */
@@ -277,62 +296,42 @@ public final class SegmentWriter {
   }
 
   /**
-   * The zstd body: the decoded body cut into blocks of {@link #BLOCK} bytes, each compressed in one call
-   * into a Zstandard frame of its own. Compressing a whole block at once is about a tenth faster than a
-   * streaming compressor, whose window wraps around its buffer, and its native context takes a quarter
-   * of the streaming one's memory. Frames are independent, so each block is compressed with its own
-   * history only; blocks of this size lose almost nothing by it.
-   *
-   * <p>The block buffer grows with the body up to {@link #BLOCK}, so a small segment holds little.
+   * The zstd body: the decoded body cut into blocks of {@link ZstdBlockCompressor#BLOCK} bytes, each
+   * compressed into a frame of its own. The block buffer grows with the body up to a whole block, so a
+   * small segment holds little.
    */
   private static final class ZstdFrames extends ArrayFiller {
-    /** Below half a G1 region of a 256 MiB heap (1 MiB), so neither buffer is a humongous object. */
-    static final int BLOCK = 256 * 1024;
-    /** The native context, as measured after compressing a block (288 KiB). */
-    private static final long NATIVE_MEMORY = 320 * 1024;
     private final OutputStream out;
-    private final ZstdCompressCtx context = new ZstdCompressCtx();
-    private byte[] frame = new byte[0];
+    private final ZstdBlockCompressor compressor;
 
-    ZstdFrames(OutputStream out, int level) {
+    ZstdFrames(OutputStream out, ZstdBlockCompressor compressor) {
       this.out = out;
-      context.setLevel(level);
+      this.compressor = compressor;
       array = new byte[16 * 1024];
     }
 
     @Override
     void makeRoom() throws IOException {
-      if (array.length < BLOCK) {
-        array = Arrays.copyOf(array, Math.min(BLOCK, array.length * 2));
+      if (array.length < ZstdBlockCompressor.BLOCK) {
+        array = Arrays.copyOf(array, Math.min(ZstdBlockCompressor.BLOCK, array.length * 2));
       } else {
         compressBlock();
       }
     }
 
-    /** Compresses the last, partial block; there always is one, as the body ends with an END entry. */
+    /** Compresses the last block, full or not; the body has one, as it ends with an END entry. */
     @Override
     public void close() throws IOException {
-      if (used > 0) {
-        compressBlock();
-      }
+      compressBlock();
     }
 
     private void compressBlock() throws IOException {
-      int bound = Math.toIntExact(Zstd.compressBound(used));
-      if (frame.length < bound) {
-        frame = new byte[bound];
-      }
-      int length = context.compressByteArray(frame, 0, frame.length, array, 0, used);
-      out.write(frame, 0, length);
+      compressor.compress(array, used, out);
       used = 0;
     }
 
-    long memory() {
-      return array.length + frame.length + NATIVE_MEMORY;
-    }
-
-    void release() {
-      context.close();
+    long bufferMemory() {
+      return array.length;
     }
   }
 
@@ -373,7 +372,7 @@ public final class SegmentWriter {
 
   /** A stream that fills one array at a time; what happens when it is full is the subclass's choice. */
   private abstract static class ArrayFiller extends OutputStream {
-    /** The array being filled; null until the first byte. */
+    /** The array being filled; null until the subclass allocates one. */
     byte[] array;
     int used;
 

@@ -111,7 +111,8 @@ public final class SegmentArbitraries {
   }
 
   /**
-   * Runs whose body spans several of the zstd writer's blocks (256 KiB each): seven or more records with values
+   * Runs whose body spans several of the zstd writer's blocks (256 KiB each; seven values of at least
+   * 40,000 bytes make more than one): seven or more records with values
    * of 40-160 KB, sometimes holes between them. A value's bytes come from a seed (random capital letters
    * or random bytes), as generating each byte would take more memory than the test has.
    */

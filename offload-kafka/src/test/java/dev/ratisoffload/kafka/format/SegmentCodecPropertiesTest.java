@@ -13,6 +13,7 @@ import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import net.jqwik.api.Arbitrary;
@@ -26,6 +27,7 @@ import org.apache.kafka.common.Uuid;
 class SegmentCodecPropertiesTest {
 
   private static final Uuid TOPIC_ID = Uuid.fromString("q1ZHO0DHRjS8G2cH1V6wrQ");
+  private static final int BLOCK = ZstdBlockCompressor.BLOCK;
 
   @Provide
   Arbitrary<PartitionRun> runs() {
@@ -98,7 +100,21 @@ class SegmentCodecPropertiesTest {
     assertThrows(CorruptSegmentException.class, () -> read(changed, outlines, keepBody));
   }
 
-  /** A body of several zstd frames (one per block) reads back whole, and any change to it is detected. */
+  /** A zstd body's frames, each as its offset in the object and its decoded size. */
+  private record Frame(int offset, int compressedSize, long decodedSize) {}
+
+  private static List<Frame> frames(byte[] object) {
+    List<Frame> frames = new ArrayList<>();
+    for (int at = SegmentHeader.LENGTH; at < object.length; ) {
+      long size = Zstd.findFrameCompressedSize(object, at);
+      assertTrue(size > 0 && at + size <= object.length, "a frame at " + at + ": " + size);
+      frames.add(new Frame(at, (int) size, Zstd.getFrameContentSize(object, at, object.length - at)));
+      at += (int) size;
+    }
+    return frames;
+  }
+
+  /** A body of several zstd frames, one per block, reads back whole, and any change to it is detected. */
   @Property(tries = 30)
   void aBodyOfSeveralFramesReadsBackAndAnyChangedByteIsDetected(@ForAll("runsOfSeveralBlocks") PartitionRun run,
       @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE - 1) int position, @ForAll @IntRange(min = 1, max = 255) int flip,
@@ -106,20 +122,49 @@ class SegmentCodecPropertiesTest {
     EncodedSegment segment = encode(run, Codec.ZSTD, null);
     byte[] object = segment.content().toByteArray();
     long decoded = segment.header().decodedBodyLength();
-    assertTrue(decoded > 256 * 1024, "several blocks: " + segment.header());
-    List<Long> frames = new java.util.ArrayList<>();
-    for (int at = SegmentHeader.LENGTH; at < object.length; at += (int) Zstd.findFrameCompressedSize(object, at)) {
-      frames.add(Zstd.getFrameContentSize(object, at, object.length - at));
+    List<Frame> frames = frames(object);
+    assertTrue(frames.size() > 1, "several blocks: " + segment.header());
+    for (int i = 0; i < frames.size(); i++) {
+      long expected = i < frames.size() - 1 ? BLOCK : decoded - (long) BLOCK * (frames.size() - 1);
+      assertEquals(expected, frames.get(i).decodedSize(), "frame " + i + " of " + frames);
     }
-    assertEquals((decoded + 256 * 1024 - 1) / (256 * 1024), frames.size(), "one frame per 256 KiB: " + frames);
-    assertEquals(decoded, frames.stream().mapToLong(Long::longValue).sum());
     assertEquals(run.entries(), SegmentReader.readAll(object, "test"));
     int at = position % object.length;
     object[at] ^= (byte) flip;
     assertThrows(CorruptSegmentException.class, () -> read(object, outlines, false));
   }
 
-  /** A zstd body in one streaming frame, as segments were written before 2026-12-05, reads back the same. */
+  /**
+   * A body whose last frames are gone is refused even when its header and hash were made to match what
+   * is left: each frame ends cleanly, so only the missing end marker can tell.
+   */
+  @Property(tries = 30)
+  void aBodyCutAtAFrameBoundaryIsRefused(@ForAll("runsOfSeveralBlocks") PartitionRun run,
+      @ForAll @IntRange(min = 1, max = 1000) int keep, @ForAll boolean outlines) {
+    EncodedSegment segment = encode(run, Codec.ZSTD, null);
+    byte[] object = segment.content().toByteArray();
+    List<Frame> frames = frames(object);
+    int kept = 1 + keep % (frames.size() - 1);
+    Frame firstGone = frames.get(kept);
+    byte[] body = Arrays.copyOfRange(object, SegmentHeader.LENGTH, firstGone.offset());
+    byte[] cut = objectWithBody(segment.header(), (long) BLOCK * kept, body);
+    assertThrows(CorruptSegmentException.class, () -> read(cut, outlines, false));
+  }
+
+  /** A writer that shares a compressor writes the same bytes as one with its own, whatever it compressed before. */
+  @Property(tries = 30)
+  void aSharedCompressorWritesTheSameBytes(@ForAll("runs") PartitionRun run,
+      @ForAll("runsOfSeveralBlocks") PartitionRun before) {
+    byte[] own = encode(run, Codec.ZSTD, null).content().toByteArray();
+    try (ZstdBlockCompressor shared = new ZstdBlockCompressor(Codec.ZSTD.defaultLevel())) {
+      before.write(new SegmentWriter(TOPIC_ID, 7, before.firstOffset(), null, shared));
+      byte[] sharing = run.write(new SegmentWriter(TOPIC_ID, 7, run.firstOffset(), null, shared))
+          .content().toByteArray();
+      assertTrue(Arrays.equals(own, sharing));
+    }
+  }
+
+  /** A zstd body in one streaming frame, as earlier versions wrote segments, reads back the same. */
   @Property(tries = 50)
   void aBodyInOneFrameAsWrittenBeforeReadsBack(@ForAll("runs") PartitionRun run, @ForAll boolean outlines)
       throws IOException {
@@ -134,17 +179,23 @@ class SegmentCodecPropertiesTest {
     }
     byte[] oneFrame = body.toByteArray();
     assertEquals(oneFrame.length, Zstd.findFrameCompressedSize(oneFrame, 0), "one frame");
-    SegmentHeader before = new SegmentHeader(Codec.ZSTD, header.topicId(), header.partition(), header.firstOffset(),
-        header.lastOffset(), header.recordCount(), header.minTimestamp(), header.maxTimestamp(),
-        header.decodedBodyLength(), oneFrame.length, header.previousSha256(), null);
-    MessageDigest sha = Hashes.sha256();
-    sha.update(before.encodeHashedPart());
-    sha.update(oneFrame);
-    before = before.withSha256(Hashes.hex(sha.digest()));
-    byte[] written = Arrays.copyOf(before.encode(), SegmentHeader.LENGTH + oneFrame.length);
-    System.arraycopy(oneFrame, 0, written, SegmentHeader.LENGTH, oneFrame.length);
+    byte[] written = objectWithBody(header, header.decodedBodyLength(), oneFrame);
 
     assertEquals(outlines ? readOutlines(object) : run.entries(), read(written, outlines, false));
+  }
+
+  /** A segment's object with another stored body, its header's lengths and hash made to match it. */
+  private static byte[] objectWithBody(SegmentHeader header, long decodedLength, byte[] body) {
+    SegmentHeader changed = new SegmentHeader(header.codec(), header.topicId(), header.partition(),
+        header.firstOffset(), header.lastOffset(), header.recordCount(), header.minTimestamp(), header.maxTimestamp(),
+        decodedLength, body.length, header.previousSha256(), null);
+    MessageDigest sha = Hashes.sha256();
+    sha.update(changed.encodeHashedPart());
+    sha.update(body);
+    changed = changed.withSha256(Hashes.hex(sha.digest()));
+    byte[] object = Arrays.copyOf(changed.encode(), SegmentHeader.LENGTH + body.length);
+    System.arraycopy(body, 0, object, SegmentHeader.LENGTH, body.length);
+    return object;
   }
 
   /**
