@@ -21,8 +21,9 @@ import java.util.TreeSet;
  * @param segmentAge a segment is closed once it has been open this long, so the store is never further
  *     behind than that while following
  * @param memoryBudget bytes the open segments of all partitions and the sealed ones waiting to be stored
- *     may hold: when the open ones exceed it they are closed early, and when the waiting ones take the
- *     total over it the consumer waits for the store
+ *     may hold (their stored bytes and each open segment's buffers; the zstd compressor they share, about
+ *     830 KiB, is outside it): when the open ones exceed it they are closed early, and when the waiting
+ *     ones take the total over it the consumer waits for the store
  * @param acceptRecreatedTopic start a new chain when the store holds a backup of an earlier topic of
  *     the same name (deleted and created again), instead of refusing
  * @param brokerTimeout how long a metadata or offset request to the broker may take before the backup

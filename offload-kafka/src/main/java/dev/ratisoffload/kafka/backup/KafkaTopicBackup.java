@@ -144,7 +144,7 @@ public final class KafkaTopicBackup {
     private final Map<Integer, PartitionCursor> cursors = new TreeMap<>();
     private final Map<Integer, Long> targets = new HashMap<>();
     private final UploadQueue uploads;
-    private final SegmentWriters writers = new SegmentWriters();
+    private final SegmentWriters writers;
     private long lastTopicCheck;
     private long lastProgress;
 
@@ -158,10 +158,13 @@ public final class KafkaTopicBackup {
       this.lastTopicCheck = startNanos;
       this.lastProgress = startNanos;
       this.uploads = new UploadQueue(uploader, STORE_THREADS, "offload-kafka-store-" + settings.topic());
+      this.writers = new SegmentWriters(); // last: nothing after it can fail and leave its compressor open
     }
 
     BackupSummary execute(TopicIncarnation incarnation, List<Integer> partitions) {
-      try (uploads) { // closed before run() returns or throws: no put is in progress after it
+      // Closed before run() returns or throws: no put is in progress after it, and the writers'
+      // compressor is freed (discarding the open segments afterwards does not touch it).
+      try (uploads; writers) {
         KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(),
             new ByteArrayDeserializer());
         consumer = c;
@@ -475,10 +478,8 @@ public final class KafkaTopicBackup {
       return new BackupSummary(settings.topic(), topicId.toString(), ending, manifest.key().version(), parts);
     }
 
-    /** Drops the segments not stored, then frees the writers' shared compressor. */
     void discardOpenSegments() {
       cursors.values().forEach(PartitionCursor::discard);
-      writers.close();
     }
   }
 

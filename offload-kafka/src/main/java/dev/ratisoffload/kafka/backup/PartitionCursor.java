@@ -12,7 +12,7 @@ import org.apache.kafka.common.Uuid;
  * Where one partition's backup stands: the offset its stored chain continues at and the SHA-256 of
  * its last stored segment; segments sealed but not yet stored (the first of them possibly handed to
  * the store threads already); and the segment being filled (opened only when the partition moves, so
- * idle partitions hold no compressor). A segment is sealed as soon as a record takes it to the size
+ * idle partitions hold no buffer). A segment is sealed as soon as a record takes it to the size
  * limit, so no segment grows past it by more than one record.
  */
 final class PartitionCursor {

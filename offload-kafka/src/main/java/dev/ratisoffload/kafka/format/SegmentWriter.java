@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
@@ -25,7 +26,8 @@ import org.apache.kafka.common.Uuid;
  *
  * <p>Offsets must increase. An offset skipped between two records, or between the last record and
  * {@link #advanceTo}, becomes a hole; adjacent holes are merged so each run is one entry. Call
- * {@link #finish} to get the object, or {@link #discard} to drop it; either frees the compressor.
+ * {@link #finish} to get the object, or {@link #discard} to drop it; either frees the writer's own
+ * compressor (a shared one is closed by whoever made it).
  */
 public final class SegmentWriter {
 
@@ -40,9 +42,9 @@ public final class SegmentWriter {
   private final Codec codec;
   private final BlockSink stored = new BlockSink();
   private final ByteSink scratch = new ByteSink();
-  /** Frees the compressor's native memory; at most once, as the writer is finished or discarded. */
+  /** Frees its own compressor's native memory; at most once, as the writer is finished or discarded. */
   private final Runnable releaseCompressor;
-  /** What the compressor holds besides the stored body: its buffers and native state (approximately). */
+  /** What the writer holds besides the stored body: its buffers, and its own compressor's state (approximately). */
   private final LongSupplier compressorMemory;
   private final CountingOutputStream body;
   private long nextOffset;
@@ -73,7 +75,7 @@ public final class SegmentWriter {
    */
   SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256,
       ZstdBlockCompressor shared) {
-    this(topicId, partition, firstOffset, previousSha256, Codec.ZSTD, 0, shared);
+    this(topicId, partition, firstOffset, previousSha256, Codec.ZSTD, 0, Objects.requireNonNull(shared));
   }
 
   private SegmentWriter(Uuid topicId, int partition, long firstOffset, String previousSha256, Codec codec,
@@ -136,7 +138,7 @@ public final class SegmentWriter {
     return body.count;
   }
 
-  /** Memory the open writer holds: its stored body so far and its compressor's buffers and state. */
+  /** Memory the open writer holds: its stored body so far, its buffers, and its own compressor if it has one. */
   public long memory() {
     return stored.size() + compressorMemory.getAsLong();
   }

@@ -16,10 +16,10 @@ import java.io.OutputStream;
  * its block buffer. Every call starts a new frame from a reset session, so the output depends only on
  * the block and the level, not on what the compressor compressed before. Not thread-safe.
  */
-public final class ZstdBlockCompressor implements AutoCloseable {
+final class ZstdBlockCompressor implements AutoCloseable {
 
   /** Decoded bytes per frame. Below half a G1 region of a 256 MiB heap (1 MiB): no humongous buffers. */
-  public static final int BLOCK = 256 * 1024;
+  static final int BLOCK = 256 * 1024;
   /**
    * The context's workspace for one call on a block at level 1, as zstd sizes it (literals, sequences,
    * hash table: about 560 KiB). Less of it is resident on data with few matches (124 - 288 KiB measured),
@@ -35,7 +35,7 @@ public final class ZstdBlockCompressor implements AutoCloseable {
    *
    * @param level zstd's compression level (1 is the fastest of the regular levels)
    */
-  public ZstdBlockCompressor(int level) {
+  ZstdBlockCompressor(int level) {
     context.setLevel(level);
   }
 
@@ -49,7 +49,7 @@ public final class ZstdBlockCompressor implements AutoCloseable {
   }
 
   /** Memory the compressor holds: its output buffer and its context's workspace. */
-  public long memory() {
+  long memory() {
     return frame.length + CONTEXT_MEMORY;
   }
 

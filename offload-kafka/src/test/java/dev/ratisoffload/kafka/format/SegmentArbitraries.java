@@ -90,14 +90,17 @@ public final class SegmentArbitraries {
 
     /** Writes the run with a writer, as the backup does: records, then advancing past trailing skips. */
     public SegmentWriter.EncodedSegment write(SegmentWriter writer) {
-      for (SegmentEntry entry : entries()) {
-        if (entry instanceof BackupRecord r) {
-          writer.append(r);
-        } else {
-          writer.advanceTo(entry.offset() + entry.offsetCount());
-        }
-      }
+      entries().forEach(entry -> add(writer, entry));
       return writer.finish();
+    }
+
+    /** Gives a writer one entry: a record is appended, a hole is advanced past. */
+    public static void add(SegmentWriter writer, SegmentEntry entry) {
+      if (entry instanceof BackupRecord r) {
+        writer.append(r);
+      } else {
+        writer.advanceTo(entry.offset() + entry.offsetCount());
+      }
     }
   }
 
@@ -111,9 +114,9 @@ public final class SegmentArbitraries {
   }
 
   /**
-   * Runs whose body spans several of the zstd writer's blocks (256 KiB each; seven values of at least
-   * 40,000 bytes make more than one): seven or more records with values
-   * of 40-160 KB, sometimes holes between them. A value's bytes come from a seed (random capital letters
+   * Runs whose body spans several of the zstd writer's blocks (256 KiB each): seven or more records
+   * (seven values of at least 40,000 bytes take more than one block) with values of 40-160 KB,
+   * sometimes holes between them. A value's bytes come from a seed (random capital letters
    * or random bytes), as generating each byte would take more memory than the test has.
    */
   public static Arbitrary<PartitionRun> runsOfSeveralBlocks() {
