@@ -45,7 +45,7 @@ public final class SegmentWriter {
   /** Frees its own compressor's native memory; at most once, as the writer is finished or discarded. */
   private final Runnable releaseCompressor;
   /** What the writer holds besides the stored body: its buffers, and its own compressor's state (approximately). */
-  private final LongSupplier compressorMemory;
+  private final LongSupplier workingMemory;
   private final CountingOutputStream body;
   private long nextOffset;
   private long pendingHole;
@@ -95,7 +95,7 @@ public final class SegmentWriter {
         Deflater deflater = new Deflater(level);
         sink = new BufferedOutputStream(new DeflaterOutputStream(stored, deflater, 16 * 1024), 16 * 1024);
         releaseCompressor = deflater::end;
-        compressorMemory = () -> 300 * 1024; // zlib's window and hash chains, and the two buffers
+        workingMemory = () -> 300 * 1024; // zlib's window and hash chains, and the two buffers
       }
       case ZSTD -> {
         ZstdBlockCompressor compressor = shared;
@@ -109,12 +109,12 @@ public final class SegmentWriter {
         ZstdFrames frames = new ZstdFrames(stored, compressor);
         sink = frames;
         long ownMemory = shared == null ? compressor.memory() : 0;
-        compressorMemory = () -> frames.bufferMemory() + ownMemory;
+        workingMemory = () -> frames.bufferMemory() + ownMemory;
       }
       default -> {
         sink = new BufferedOutputStream(stored, 16 * 1024);
         releaseCompressor = () -> { };
-        compressorMemory = () -> 16 * 1024;
+        workingMemory = () -> 16 * 1024;
       }
     }
     this.body = new CountingOutputStream(sink);
@@ -140,7 +140,7 @@ public final class SegmentWriter {
 
   /** Memory the open writer holds: its stored body so far, its buffers, and its own compressor if it has one. */
   public long memory() {
-    return stored.size() + compressorMemory.getAsLong();
+    return stored.size() + workingMemory.getAsLong();
   }
 
   /** Whether no offset has been covered yet (nothing to write). */
