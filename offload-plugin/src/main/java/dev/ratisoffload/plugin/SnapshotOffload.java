@@ -279,7 +279,7 @@ public final class SnapshotOffload implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     workers.shutdownNow();
-    uploads.shutdownNow();
+    GenerationPublisher.stopUploads(uploads);
     metrics.unregister();
     if (ownsStore) {
       store.close();

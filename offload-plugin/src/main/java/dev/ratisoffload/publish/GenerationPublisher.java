@@ -27,6 +27,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -76,6 +77,18 @@ public final class GenerationPublisher {
     this.maxChunksInFlight = maxChunksInFlight;
     this.clock = clock;
     this.budget = budget;
+  }
+
+  /**
+   * Stops an upload executor: no upload starts after this, running ones are interrupted, and queued
+   * ones are cancelled, so that a publish waiting for them ends instead of waiting forever.
+   */
+  public static void stopUploads(ExecutorService uploads) {
+    for (Runnable dropped : uploads.shutdownNow()) {
+      if (dropped instanceof Future<?> upload) {
+        upload.cancel(false); // never started: its chunk is given back (FutureTask.done) and get() returns
+      }
+    }
   }
 
   /**
@@ -279,14 +292,15 @@ public final class GenerationPublisher {
         }
       };
       FutureTask<String> task = new FutureTask<>(() -> {
-        try {
-          String chunkSha = Hashes.hex(digest(Hashes.sha256(), chunk, length).digest());
-          storeChunk(chunkSha, chunk, length);
-          return chunkSha;
-        } finally {
-          release.run();
+        String chunkSha = Hashes.hex(digest(Hashes.sha256(), chunk, length).digest());
+        storeChunk(chunkSha, chunk, length);
+        return chunkSha;
+      }) {
+        @Override
+        protected void done() {
+          release.run(); // however the upload ended: stored, failed, or cancelled before it started
         }
-      });
+      };
       file.chunks.add(task);
       file.sizes.add(length);
       pending.add(task);
@@ -307,7 +321,7 @@ public final class GenerationPublisher {
       try {
         uploads.execute(task);
       } catch (RuntimeException e) {
-        release.run();
+        task.cancel(false);
         throw e;
       }
       failFast();
@@ -352,6 +366,9 @@ public final class GenerationPublisher {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while uploading", e);
+      } catch (CancellationException e) {
+        awaitQuietly();
+        throw new IOException("an upload was cancelled: the offload is closing", e);
       } catch (ExecutionException e) {
         awaitQuietly();
         if (e.getCause() instanceof RuntimeException runtime) {
@@ -369,7 +386,7 @@ public final class GenerationPublisher {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
-        } catch (ExecutionException ignored) {
+        } catch (ExecutionException | CancellationException ignored) {
           // the first failure is the one reported
         }
       }

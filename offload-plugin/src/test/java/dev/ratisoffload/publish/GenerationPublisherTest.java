@@ -13,6 +13,7 @@ import dev.ratisoffload.store.DirectoryObjectStore;
 import dev.ratisoffload.store.StoreUnavailableException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -21,8 +22,13 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,6 +77,42 @@ class GenerationPublisherTest {
     byte[] bytes = new byte[size];
     new Random(seed).nextBytes(bytes);
     return bytes;
+  }
+
+  /**
+   * Uploads still queued when the offload closes are dropped by its executor: the publish must not wait
+   * for them (it ends, skipped) and writes no manifest.
+   */
+  @Test
+  void uploadsDroppedAsTheOffloadClosesEndThePublish() throws Exception {
+    ThreadPoolExecutor oneThread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
+    GenerationPublisher publishing = new GenerationPublisher(store, CHUNKS, oneThread, 8, Clock.systemUTC());
+    AtomicReference<SkipReason> fence = new AtomicReference<>();
+    SnapshotSource snapshot = source(12, file("queued", random(400_000, 5)));
+    store.holdPuts();
+    CompletableFuture<PublishResult> result = CompletableFuture.supplyAsync(() -> {
+      try {
+        return publishing.publish(snapshot, fence::get);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+    try {
+      assertTrue(store.awaitHeldPut(30), "the first upload started");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (oneThread.getQueue().isEmpty()) {
+        assertTrue(System.nanoTime() < deadline, "uploads queued behind the held one");
+        Thread.onSpinWait();
+      }
+      fence.set(SkipReason.CLOSED);
+      GenerationPublisher.stopUploads(oneThread);
+    } finally {
+      store.release();
+    }
+
+    PublishResult ended = result.get(30, TimeUnit.SECONDS);
+    assertInstanceOf(PublishResult.Skipped.class, ended);
+    assertTrue(store.list(Layout.manifestPrefix("c1", group)).isEmpty(), "no manifest");
   }
 
   @Test
