@@ -34,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -81,7 +82,9 @@ public final class GenerationPublisher {
 
   /**
    * Stops an upload executor: no upload starts after this, running ones are interrupted, and queued
-   * ones are cancelled, so that a publish waiting for them ends instead of waiting forever.
+   * ones are cancelled, so that a publish waiting for them ends instead of waiting forever. For an
+   * executor whose queue holds the tasks as submitted (a {@code ThreadPoolExecutor}, as the offload's
+   * is); close the publish's fence first, so that the publish ends as skipped.
    */
   public static void stopUploads(ExecutorService uploads) {
     for (Runnable dropped : uploads.shutdownNow()) {
@@ -320,6 +323,12 @@ public final class GenerationPublisher {
       });
       try {
         uploads.execute(task);
+      } catch (RejectedExecutionException e) {
+        task.cancel(false);
+        if (!stopForClose()) {
+          throw e;
+        }
+        return;
       } catch (RuntimeException e) {
         task.cancel(false);
         throw e;
@@ -367,8 +376,9 @@ public final class GenerationPublisher {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while uploading", e);
       } catch (CancellationException e) {
-        awaitQuietly();
-        throw new IOException("an upload was cancelled: the offload is closing", e);
+        if (!stopForClose()) {
+          throw new IOException("an upload was cancelled while the publish was not stopped", e);
+        }
       } catch (ExecutionException e) {
         awaitQuietly();
         if (e.getCause() instanceof RuntimeException runtime) {
@@ -376,6 +386,21 @@ public final class GenerationPublisher {
         }
         throw new IOException(e.getCause());
       }
+    }
+
+    /**
+     * The offload closing stops its uploads (cancelled or refused): the publish then stops as a closed
+     * fence stops it, a skip rather than a failure, once the other uploads have ended. False when the
+     * fence is still open (then it is not a close, and the caller reports it as an error).
+     */
+    private boolean stopForClose() {
+      SkipReason stop = fence.check();
+      if (stop == null) {
+        return false;
+      }
+      awaitQuietly();
+      stopped = stop;
+      return true;
     }
 
     /** Lets every upload end, ignoring failures, so none outlives the publish. */

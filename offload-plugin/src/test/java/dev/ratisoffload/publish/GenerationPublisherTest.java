@@ -85,7 +85,8 @@ class GenerationPublisherTest {
    */
   @Test
   void uploadsDroppedAsTheOffloadClosesEndThePublish() throws Exception {
-    ThreadPoolExecutor oneThread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
+    ThreadPoolExecutor oneThread =
+        new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
     GenerationPublisher publishing = new GenerationPublisher(store, CHUNKS, oneThread, 8, Clock.systemUTC());
     AtomicReference<SkipReason> fence = new AtomicReference<>();
     SnapshotSource snapshot = source(12, file("queued", random(400_000, 5)));
@@ -108,6 +109,7 @@ class GenerationPublisherTest {
       GenerationPublisher.stopUploads(oneThread);
     } finally {
       store.release();
+      oneThread.shutdownNow();
     }
 
     PublishResult ended = result.get(30, TimeUnit.SECONDS);
