@@ -75,6 +75,7 @@ public final class S3ObjectStore implements ObjectStore {
     S3ClientBuilder builder = S3Client.builder()
         .httpClientBuilder(Apache5HttpClient.builder().maxConnections(64))
         .forcePathStyle(settings.pathStyle())
+        .putAuthScheme(KnownPayloadHashSigner.authScheme())
         // Plain request bodies: aws-chunked framing only carries a checksum trailer, and with it the
         // store decodes every upload in small frames; the checksum goes in a header instead.
         .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
@@ -117,7 +118,11 @@ public final class S3ObjectStore implements ObjectStore {
       } else {
         PutObjectRequest.Builder put = encrypted(PutObjectRequest.builder().bucket(bucket).key(fullKey)
             .ifNoneMatch("*").contentLength(content.size()));
-        declaredSha256(content).ifPresent(put::checksumSHA256);
+        declaredSha256(content).ifPresent(digest -> put
+            .checksumSHA256(Base64.getEncoder().encodeToString(digest))
+            // and signed with it: over plain HTTP the SDK would read the body again to compute it
+            .overrideConfiguration(o -> o.putHeader(KnownPayloadHashSigner.CONTENT_SHA256,
+                KnownPayloadHashSigner.headerValue(digest))));
         try (ClosingStreamProvider body = new ClosingStreamProvider(content::open)) {
           s3.putObject(put.build(), RequestBody.fromContentProvider(body, content.size(), OCTET_STREAM));
         }
@@ -134,14 +139,15 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   /**
-   * The content's SHA-256 as the store checks it (x-amz-checksum-sha256), unless checksums are sent only
-   * when required: the SDK then computes no checksum of its own for the request.
+   * The content's SHA-256 as the store checks it (x-amz-checksum-sha256, and the signature's payload
+   * digest), unless checksums are sent only when required: the SDK then computes no checksum of its own
+   * for the request, and signs the payload as it always does.
    */
-  private Optional<String> declaredSha256(Content content) {
+  private Optional<byte[]> declaredSha256(Content content) {
     if (settings.checksum() == S3Settings.ChecksumMode.WHEN_REQUIRED) {
       return Optional.empty();
     }
-    return content.sha256().map(digest -> Base64.getEncoder().encodeToString(digest));
+    return content.sha256();
   }
 
   private PutOutcome compareWithStored(String key, Content content) {
