@@ -1,12 +1,11 @@
 package dev.ratisoffload.store;
 
+import static dev.ratisoffload.store.S3ObjectStoreTest.sha256;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.UncheckedIOException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -150,13 +149,5 @@ class KnownPayloadHashSignerTest {
   @Provide
   Arbitrary<Instant> instants() {
     return Arbitraries.longs().between(0, 4_102_444_800L).map(Instant::ofEpochSecond);
-  }
-
-  private static byte[] sha256(byte[] bytes) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }
