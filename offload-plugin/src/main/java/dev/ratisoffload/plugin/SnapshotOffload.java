@@ -261,7 +261,8 @@ public final class SnapshotOffload implements AutoCloseable {
 
   /**
    * Stops publishing: no new pass starts, a publish in flight stops at its next chunk or before its
-   * manifest, and no manifest is written after this returns. Waits at most 30 s for passes to end.
+   * manifest (its queued uploads store nothing), and no manifest is written after this returns. Waits
+   * at most 30 s for passes, and the uploads already running, to end.
    */
   @Override
   public void close() {

@@ -4,8 +4,9 @@ import java.util.function.Supplier;
 
 /**
  * Whether a publish may still write its manifest: the peer must still be the leader in the term the
- * publish started in, and the plugin must not be closing. Checked between chunk uploads (to stop early)
- * and, inside {@link #exclusive}, immediately before the manifest is written.
+ * publish started in, and the plugin must not be closing. Checked as each chunk is read and again as its
+ * upload starts (to stop early: chunks still queued are not stored), and, inside {@link #exclusive},
+ * immediately before the manifest is written.
  */
 @FunctionalInterface
 public interface Fence {

@@ -295,6 +295,11 @@ public final class GenerationPublisher {
         }
       };
       FutureTask<String> task = new FutureTask<>(() -> {
+        SkipReason stopNow = fence.check();
+        if (stopNow != null) {
+          stopped = stopNow; // queued when the fence closed: a stop waits for running uploads only
+          return null;
+        }
         String chunkSha = Hashes.hex(digest(Hashes.sha256(), chunk, length).digest());
         storeChunk(chunkSha, chunk, length);
         return chunkSha;

@@ -85,26 +85,11 @@ class GenerationPublisherTest {
    */
   @Test
   void uploadsDroppedAsTheOffloadClosesEndThePublish() throws Exception {
-    ThreadPoolExecutor oneThread =
-        new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
-    GenerationPublisher publishing = new GenerationPublisher(store, CHUNKS, oneThread, 8, Clock.systemUTC());
+    ThreadPoolExecutor oneThread = oneUploadThread();
     AtomicReference<SkipReason> fence = new AtomicReference<>();
-    SnapshotSource snapshot = source(12, file("queued", random(400_000, 5)));
-    store.holdPuts();
-    CompletableFuture<PublishResult> result = CompletableFuture.supplyAsync(() -> {
-      try {
-        return publishing.publish(snapshot, fence::get);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    CompletableFuture<PublishResult> result;
     try {
-      assertTrue(store.awaitHeldPut(30), "the first upload started");
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (oneThread.getQueue().isEmpty()) {
-        assertTrue(System.nanoTime() < deadline, "uploads queued behind the held one");
-        Thread.onSpinWait();
-      }
+      result = publishWithUploadsQueued(oneThread, fence::get, 12);
       fence.set(SkipReason.CLOSED);
       GenerationPublisher.stopUploads(oneThread);
     } finally {
@@ -115,6 +100,55 @@ class GenerationPublisherTest {
     PublishResult ended = result.get(30, TimeUnit.SECONDS);
     assertInstanceOf(PublishResult.Skipped.class, ended);
     assertTrue(store.list(Layout.manifestPrefix("c1", group)).isEmpty(), "no manifest");
+  }
+
+  /**
+   * A fence that closes (here, leadership lost) while uploads are queued: they store nothing, so that a
+   * deposed leader or a closing offload waits only for the upload already running.
+   */
+  @Test
+  void uploadsQueuedWhenTheFenceClosesStoreNothing() throws Exception {
+    ThreadPoolExecutor oneThread = oneUploadThread();
+    AtomicReference<SkipReason> fence = new AtomicReference<>();
+    try {
+      CompletableFuture<PublishResult> result = publishWithUploadsQueued(oneThread, fence::get, 13);
+      fence.set(SkipReason.LEADERSHIP_LOST);
+      store.release();
+
+      PublishResult ended = result.get(30, TimeUnit.SECONDS);
+      assertEquals(SkipReason.LEADERSHIP_LOST, assertInstanceOf(PublishResult.Skipped.class, ended).reason());
+      assertEquals(1, store.puts(), "only the upload that was running stored its chunk");
+      assertTrue(store.list(Layout.manifestPrefix("c1", group)).isEmpty(), "no manifest");
+    } finally {
+      store.release();
+      oneThread.shutdownNow();
+    }
+  }
+
+  private static ThreadPoolExecutor oneUploadThread() {
+    return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
+  }
+
+  /** Starts a publish whose first put the store holds, and returns once other uploads queue behind it. */
+  private CompletableFuture<PublishResult> publishWithUploadsQueued(ThreadPoolExecutor oneThread, Fence fence,
+      long index) throws Exception {
+    GenerationPublisher publishing = new GenerationPublisher(store, CHUNKS, oneThread, 8, Clock.systemUTC());
+    SnapshotSource snapshot = source(index, file("queued-" + index, random(400_000, 5)));
+    store.holdPuts();
+    CompletableFuture<PublishResult> result = CompletableFuture.supplyAsync(() -> {
+      try {
+        return publishing.publish(snapshot, fence);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+    assertTrue(store.awaitHeldPut(30), "the first upload started");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (oneThread.getQueue().isEmpty()) {
+      assertTrue(System.nanoTime() < deadline, "uploads queued behind the held one");
+      Thread.onSpinWait();
+    }
+    return result;
   }
 
   @Test
