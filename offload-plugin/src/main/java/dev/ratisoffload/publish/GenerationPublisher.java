@@ -210,7 +210,8 @@ public final class GenerationPublisher {
      * Reads one file and hands out its chunks: each is uploaded (and its SHA-256 computed) on the upload
      * threads, while the whole file's SHA-256 and MD5 are computed in order on two threads of their own,
      * so that this thread only reads and finds boundaries. A chunk stays in memory (and counts against
-     * the bound) until it is stored and both digests have taken it in.
+     * the bound) until it is stored (or its upload skipped, the fence closed) and both digests have
+     * taken it in.
      */
     PendingFile file(SnapshotSource.PinnedFile file) throws IOException {
       PendingFile pending = new PendingFile(file);
@@ -306,7 +307,7 @@ public final class GenerationPublisher {
       }) {
         @Override
         protected void done() {
-          release.run(); // however the upload ended: stored, failed, or cancelled before it started
+          release.run(); // however the upload ended: stored, skipped, failed, or cancelled before it started
         }
       };
       file.chunks.add(task);
@@ -385,6 +386,9 @@ public final class GenerationPublisher {
           throw new IOException("an upload was cancelled while the publish was not stopped", e);
         }
       } catch (ExecutionException e) {
+        if (stopForClose()) {
+          return; // failed because the offload closed (an interrupted request): a stop, not a store error
+        }
         awaitQuietly();
         if (e.getCause() instanceof RuntimeException runtime) {
           throw runtime;
@@ -434,6 +438,7 @@ public final class GenerationPublisher {
     private final SnapshotSource.PinnedFile file;
     private final MessageDigest sha = Hashes.sha256();
     private final MessageDigest md5 = Hashes.md5();
+    /** Each chunk's SHA-256 once stored; null for an upload skipped because the fence had closed. */
     private final List<Future<String>> chunks = new ArrayList<>();
     private final List<Integer> sizes = new ArrayList<>();
     private long size;
@@ -444,7 +449,10 @@ public final class GenerationPublisher {
       this.file = file;
     }
 
-    /** The manifest's entry, once every chunk is stored; checks the MD5 Ratis recorded. */
+    /**
+     * The manifest's entry, once every chunk is stored (no upload skipped: the publish stops before
+     * this when one was); checks the MD5 Ratis recorded.
+     */
     Manifest.FileEntry entry() throws IOException {
       String md5 = done(md5Hex);
       if (file.expectedMd5() != null && !file.expectedMd5().equals(md5)) {
@@ -454,7 +462,11 @@ public final class GenerationPublisher {
       }
       List<Manifest.ChunkRef> refs = new ArrayList<>();
       for (int i = 0; i < chunks.size(); i++) {
-        refs.add(new Manifest.ChunkRef(done(chunks.get(i)), sizes.get(i)));
+        String chunkSha = done(chunks.get(i));
+        if (chunkSha == null) {
+          throw new IllegalStateException("chunk " + i + " of " + file.path() + " was not uploaded");
+        }
+        refs.add(new Manifest.ChunkRef(chunkSha, sizes.get(i)));
       }
       return new Manifest.FileEntry(file.path(), size, done(shaHex), file.expectedMd5() == null ? null : md5, refs);
     }

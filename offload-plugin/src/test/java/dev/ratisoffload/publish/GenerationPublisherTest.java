@@ -125,6 +125,31 @@ class GenerationPublisherTest {
     }
   }
 
+  /**
+   * The upload running when the offload closes fails, its request interrupted: the publish ends skipped,
+   * as a close stops it, not failed as a store error would make it.
+   */
+  @Test
+  void anUploadInterruptedAsTheOffloadClosesEndsThePublishSkipped() throws Exception {
+    ThreadPoolExecutor oneThread = oneUploadThread();
+    AtomicReference<SkipReason> fence = new AtomicReference<>();
+    try {
+      // Smaller than the least chunk: one upload, already submitted, so only its failure ends the publish.
+      CompletableFuture<PublishResult> result =
+          publishWithFirstPutHeld(oneThread, fence::get, file("one-chunk", random(1_000, 6)), 14);
+      fence.set(SkipReason.CLOSED);
+      GenerationPublisher.stopUploads(oneThread);
+
+      PublishResult ended = result.get(30, TimeUnit.SECONDS);
+      assertEquals(SkipReason.CLOSED, assertInstanceOf(PublishResult.Skipped.class, ended).reason());
+      assertEquals(0, store.puts(), "the interrupted put stored nothing");
+      assertTrue(store.list(Layout.manifestPrefix("c1", group)).isEmpty(), "no manifest");
+    } finally {
+      store.release();
+      oneThread.shutdownNow();
+    }
+  }
+
   private static ThreadPoolExecutor oneUploadThread() {
     return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
   }
@@ -132,8 +157,21 @@ class GenerationPublisherTest {
   /** Starts a publish whose first put the store holds, and returns once other uploads queue behind it. */
   private CompletableFuture<PublishResult> publishWithUploadsQueued(ThreadPoolExecutor oneThread, Fence fence,
       long index) throws Exception {
-    GenerationPublisher publishing = new GenerationPublisher(store, CHUNKS, oneThread, 8, Clock.systemUTC());
-    SnapshotSource snapshot = source(index, file("queued-" + index, random(400_000, 5)));
+    CompletableFuture<PublishResult> result =
+        publishWithFirstPutHeld(oneThread, fence, file("queued-" + index, random(400_000, 5)), index);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (oneThread.getQueue().isEmpty()) {
+      assertTrue(System.nanoTime() < deadline, "uploads queued behind the held one");
+      Thread.onSpinWait();
+    }
+    return result;
+  }
+
+  /** Starts publishing {@code file} on the given upload threads, and returns once its first put is held. */
+  private CompletableFuture<PublishResult> publishWithFirstPutHeld(ThreadPoolExecutor uploadThreads, Fence fence,
+      Path file, long index) throws Exception {
+    GenerationPublisher publishing = new GenerationPublisher(store, CHUNKS, uploadThreads, 8, Clock.systemUTC());
+    SnapshotSource snapshot = source(index, file);
     store.holdPuts();
     CompletableFuture<PublishResult> result = CompletableFuture.supplyAsync(() -> {
       try {
@@ -143,11 +181,6 @@ class GenerationPublisherTest {
       }
     });
     assertTrue(store.awaitHeldPut(30), "the first upload started");
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (oneThread.getQueue().isEmpty()) {
-      assertTrue(System.nanoTime() < deadline, "uploads queued behind the held one");
-      Thread.onSpinWait();
-    }
     return result;
   }
 
