@@ -398,9 +398,10 @@ public final class GenerationPublisher {
     }
 
     /**
-     * The offload closing stops its uploads (cancelled or refused): the publish then stops as a closed
-     * fence stops it, a skip rather than a failure, once the other uploads have ended. False when the
-     * fence is still open (then it is not a close, and the caller reports it as an error).
+     * The offload closing stops its uploads (cancelled, refused, or interrupted mid-request): the
+     * publish then stops as a closed fence stops it, a skip rather than a failure, once the other
+     * uploads have ended. False when the fence is still open (then it is not a close, and the caller
+     * reports it as an error).
      */
     private boolean stopForClose() {
       SkipReason stop = fence.check();
