@@ -46,9 +46,11 @@ public final class ClusterLoad {
             long millis = (long) (Double.parseDouble(words[1]) * 1000);
             Load load = new Load(client, Integer.parseInt(words[2])).start();
             Thread.sleep(WARM_UP_MILLIS);
+            long cpuFrom = PublishPeer.processCpuNanos();
             long from = System.nanoTime();
             Thread.sleep(millis);
             long to = System.nanoTime();
+            reply.put("cpuSeconds", (PublishPeer.processCpuNanos() - cpuFrom) / 1e9);
             load.stop();
             load.report(from, to, reply);
             load.writeTimeline(dir.resolve("writes-" + calls.incrementAndGet() + "-idle.tsv"), from, to);
@@ -60,9 +62,11 @@ public final class ClusterLoad {
             try (SnapshotOffload offload = cluster.attach(words[2], words[3], words[4], extra)) {
               Load load = new Load(client, Integer.parseInt(words[1])).start();
               Thread.sleep(WARM_UP_MILLIS);
+              long cpuFrom = PublishPeer.processCpuNanos();
               from = System.nanoTime();
               cluster.publish(offload);
               to = System.nanoTime();
+              reply.put("cpuSeconds", (PublishPeer.processCpuNanos() - cpuFrom) / 1e9);
               load.stop();
               load.report(from, to, reply);
               load.writeTimeline(dir.resolve("writes-" + calls.incrementAndGet() + "-publish.tsv"), from, to);

@@ -72,9 +72,10 @@ final class CostBenchmark extends Benchmark {
         budget = budgetText(Benchmarks.lng(p, "bandwidth"));
         store.call("drop " + bucket);
         publishing.addAll(latencies(p));
-        out.printf("  cost run %d: without publishing p50 %.1f ms p99 %.1f ms (%s writes); while publishing"
-                + " (%.1f s, %s) p50 %.1f ms p99 %.1f ms (%s writes)%n", r, num(i, "p50ms"), num(i, "p99ms"),
-            i.get("writes"), num(p, "publishSeconds"), budget, num(p, "p50ms"), num(p, "p99ms"), p.get("writes"));
+        out.printf("  cost run %d: without publishing p50 %.1f ms p99 %.1f ms (%s writes, group CPU %.1f s);"
+                + " while publishing (%.1f s, %s) p50 %.1f ms p99 %.1f ms (%s writes, group CPU %.1f s)%n", r,
+            num(i, "p50ms"), num(i, "p99ms"), i.get("writes"), num(i, "cpuSeconds"), num(p, "publishSeconds"),
+            budget, num(p, "p50ms"), num(p, "p99ms"), p.get("writes"), num(p, "cpuSeconds"));
         idleSeconds = Math.max(idleSeconds, num(p, "publishSeconds"));
       }
       double idleP99 = p99(idle);

@@ -9,6 +9,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,6 +40,10 @@ class BenchmarksSmokeTest {
     for (String row : table) {
       assertTrue(row.split("\\|").length >= 7, "a row without every column: " + row);
     }
+    Matcher costRun = Pattern.compile("cost run 1: .*group CPU ([0-9.]+) s\\);.*group CPU ([0-9.]+) s\\)")
+        .matcher(printed);
+    assertTrue(costRun.find(), "no CPU time in the first cost run's line:\n" + printed);
+    assertTrue(Double.parseDouble(costRun.group(2)) > 0, "the group used no CPU while publishing: " + costRun.group());
   }
 
   @Test
