@@ -40,10 +40,12 @@ class BenchmarksSmokeTest {
     for (String row : table) {
       assertTrue(row.split("\\|").length >= 7, "a row without every column: " + row);
     }
-    Matcher costRun = Pattern.compile("cost run 1: .*group CPU ([0-9.]+) s\\);.*group CPU ([0-9.]+) s\\)")
+    // Numbers as printf writes them in the default locale: a decimal point or a comma.
+    Matcher costRun = Pattern.compile("cost run 1: .*group CPU (\\d+[.,]\\d) s\\);.*group CPU (\\d+[.,]\\d) s\\)")
         .matcher(printed);
     assertTrue(costRun.find(), "no CPU time in the first cost run's line:\n" + printed);
-    assertTrue(Double.parseDouble(costRun.group(2)) > 0, "the group used no CPU while publishing: " + costRun.group());
+    assertTrue(Double.parseDouble(costRun.group(2).replace(',', '.')) > 0,
+        "the group used no CPU while publishing: " + costRun.group());
   }
 
   @Test
