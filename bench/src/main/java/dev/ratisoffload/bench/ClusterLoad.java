@@ -46,11 +46,11 @@ public final class ClusterLoad {
             long millis = (long) (Double.parseDouble(words[1]) * 1000);
             Load load = new Load(client, Integer.parseInt(words[2])).start();
             Thread.sleep(WARM_UP_MILLIS);
-            long cpuFrom = PublishPeer.processCpuNanos();
+            Window window = Window.start();
             long from = System.nanoTime();
             Thread.sleep(millis);
             long to = System.nanoTime();
-            reply.put("cpuSeconds", (PublishPeer.processCpuNanos() - cpuFrom) / 1e9);
+            window.end(reply);
             load.stop();
             load.report(from, to, reply);
             load.writeTimeline(dir.resolve("writes-" + calls.incrementAndGet() + "-idle.tsv"), from, to);
@@ -62,11 +62,11 @@ public final class ClusterLoad {
             try (SnapshotOffload offload = cluster.attach(words[2], words[3], words[4], extra)) {
               Load load = new Load(client, Integer.parseInt(words[1])).start();
               Thread.sleep(WARM_UP_MILLIS);
-              long cpuFrom = PublishPeer.processCpuNanos();
+              Window window = Window.start();
               from = System.nanoTime();
               cluster.publish(offload);
               to = System.nanoTime();
-              reply.put("cpuSeconds", (PublishPeer.processCpuNanos() - cpuFrom) / 1e9);
+              window.end(reply);
               load.stop();
               load.report(from, to, reply);
               load.writeTimeline(dir.resolve("writes-" + calls.incrementAndGet() + "-publish.tsv"), from, to);
@@ -80,6 +80,19 @@ public final class ClusterLoad {
       });
     }
     System.exit(0);
+  }
+
+  /** What the group's JVM spent over one measured window: its CPU time, and Raft's threads' wait for a CPU. */
+  private record Window(long cpuFrom, RunQueueWait waitFrom) {
+
+    static Window start() {
+      return new Window(PublishPeer.processCpuNanos(), RunQueueWait.now());
+    }
+
+    void end(Map<String, Object> reply) {
+      reply.put("cpuSeconds", (PublishPeer.processCpuNanos() - cpuFrom) / 1e9);
+      RunQueueWait.now().secondsSince(waitFrom).ifPresent(seconds -> reply.put("raftWaitSeconds", seconds));
+    }
   }
 
   /** Writes at a fixed rate from one thread; records (due time, latency) of every write. */

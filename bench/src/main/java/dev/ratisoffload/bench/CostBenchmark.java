@@ -72,10 +72,11 @@ final class CostBenchmark extends Benchmark {
         budget = budgetText(Benchmarks.lng(p, "bandwidth"));
         store.call("drop " + bucket);
         publishing.addAll(latencies(p));
-        out.printf("  cost run %d: without publishing p50 %.1f ms p99 %.1f ms (%s writes, group CPU %.1f s);"
-                + " while publishing (%.1f s, %s) p50 %.1f ms p99 %.1f ms (%s writes, group CPU %.1f s)%n", r,
-            num(i, "p50ms"), num(i, "p99ms"), i.get("writes"), num(i, "cpuSeconds"), num(p, "publishSeconds"),
-            budget, num(p, "p50ms"), num(p, "p99ms"), p.get("writes"), num(p, "cpuSeconds"));
+        out.printf("  cost run %d: without publishing p50 %.1f ms p99 %.1f ms (%s writes, group CPU %.1f s%s);"
+                + " while publishing (%.1f s, %s) p50 %.1f ms p99 %.1f ms (%s writes, group CPU %.1f s%s)%n", r,
+            num(i, "p50ms"), num(i, "p99ms"), i.get("writes"), num(i, "cpuSeconds"), raftWait(i),
+            num(p, "publishSeconds"), budget, num(p, "p50ms"), num(p, "p99ms"), p.get("writes"),
+            num(p, "cpuSeconds"), raftWait(p));
         idleSeconds = Math.max(idleSeconds, num(p, "publishSeconds"));
       }
       double idleP99 = p99(idle);
@@ -104,6 +105,12 @@ final class CostBenchmark extends Benchmark {
       return Files.createTempDirectory(shm, "offload-cost-s3-");
     }
     return work.resolve("cost-s3");
+  }
+
+  /** How long Raft's threads waited for a CPU in a window, where the system tells ({@link RunQueueWait}). */
+  private static String raftWait(Map<String, String> window) {
+    return window.containsKey("raftWaitSeconds")
+        ? String.format(", Raft's threads waited %.1f s for a CPU", num(window, "raftWaitSeconds")) : "";
   }
 
   /** A budget in bytes per second as the table shows it. */

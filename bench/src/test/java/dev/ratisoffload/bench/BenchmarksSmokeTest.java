@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -41,11 +42,17 @@ class BenchmarksSmokeTest {
       assertTrue(row.split("\\|").length >= 7, "a row without every column: " + row);
     }
     // Numbers as printf writes them in the default locale: a decimal point or a comma.
-    Matcher costRun = Pattern.compile("cost run 1: .*group CPU (\\d+[.,]\\d) s\\);.*group CPU (\\d+[.,]\\d) s\\)")
+    Matcher costRun = Pattern.compile("cost run 1: .*group CPU (\\d+[.,]\\d) s[,)].*group CPU (\\d+[.,]\\d) s[,)]")
         .matcher(printed);
     assertTrue(costRun.find(), "no CPU time in the first cost run's line:\n" + printed);
     assertTrue(Double.parseDouble(costRun.group(2).replace(',', '.')) > 0,
         "the group used no CPU while publishing: " + costRun.group());
+    if (Files.isDirectory(Path.of("/proc/self/task"))) { // where Linux tells each thread's wait for a CPU
+      Pattern waited = Pattern.compile("Raft's threads waited \\d+[.,]\\d s for a CPU\\)");
+      String line = printed.lines().filter(l -> l.contains("cost run 1: ")).findFirst().orElseThrow();
+      assertEquals(2, waited.matcher(line).results().count(),
+          "Raft's wait for a CPU, idle and publishing, not in the first cost run's line: " + line);
+    }
   }
 
   @Test
