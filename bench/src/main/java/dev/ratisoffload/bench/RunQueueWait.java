@@ -13,15 +13,16 @@ import java.util.stream.Stream;
  * How long Raft's threads in this JVM waited for a CPU: runnable, on a run queue, not running. Read from
  * Linux's per-thread scheduler statistics ({@code /proc/self/task/<tid>/schedstat}: time on a CPU, time
  * waiting on a run queue, in nanoseconds) and thread names ({@code comm}). "Raft's threads" are all but
- * the plugin's ({@code offload-*}), the JVM's own (collector, compilers, VM threads) and the thread that
+ * the plugin's ({@code offload-*} and its store's), the JVM's own (collector, compilers, VM threads) and the thread that
  * reads the figures (the cost benchmark's command thread, which runs the publish). A thread that ends
  * between two readings is left out; Raft's threads live as long as the group.
  */
 final class RunQueueWait {
 
   private static final Path TASKS = Path.of("/proc/self/task");
-  private static final List<String> NOT_RAFT = List.of("offload-", "GC Thread", "G1 ", "C1 CompilerThre",
-      "C2 CompilerThre", "VM Thread", "VM Periodic Tas", "Service Thread");
+  /** Name prefixes of the threads not counted: the plugin's and its store's, then the JVM's own. */
+  private static final List<String> NOT_RAFT = List.of("offload-", "s3-part-upload", "GC Thread", "G1 ",
+      "C1 CompilerThre", "C2 CompilerThre", "VM Thread", "VM Periodic Tas", "Service Thread");
 
   /** Run-queue wait of each thread counted, in nanoseconds, by thread id; null without statistics. */
   private final Map<String, Long> waitedNanos;
