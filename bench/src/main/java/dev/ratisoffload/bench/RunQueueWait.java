@@ -13,9 +13,9 @@ import java.util.stream.Stream;
  * How long Raft's threads in this JVM waited for a CPU: runnable, on a run queue, not running. Read from
  * Linux's per-thread scheduler statistics ({@code /proc/self/task/<tid>/schedstat}: time on a CPU, time
  * waiting on a run queue, in nanoseconds) and thread names ({@code comm}). "Raft's threads" are all but
- * the plugin's ({@code offload-*} and its store's), the JVM's own (collector, compilers, VM threads) and the thread that
- * reads the figures (the cost benchmark's command thread, which runs the publish). A thread that ends
- * between two readings is left out; Raft's threads live as long as the group.
+ * the plugin's ({@code offload-*} and its store's), the JVM's own (collector, compilers, VM threads)
+ * and the thread that reads the figures (the cost benchmark's command thread, which runs the publish).
+ * A thread that ends between two readings is left out; Raft's threads live as long as the group.
  */
 final class RunQueueWait {
 
@@ -31,11 +31,8 @@ final class RunQueueWait {
     this.waitedNanos = waitedNanos;
   }
 
-  /** A reading now; one without figures where the system keeps no such statistics. */
+  /** A reading now; one without figures where the system keeps no such statistics (no /proc). */
   static RunQueueWait now() {
-    if (!Files.isDirectory(TASKS)) {
-      return new RunQueueWait(null);
-    }
     Map<String, Long> waited = new HashMap<>();
     try (Stream<Path> tasks = Files.list(TASKS)) {
       String caller = Path.of("/proc/thread-self").toRealPath().getFileName().toString();

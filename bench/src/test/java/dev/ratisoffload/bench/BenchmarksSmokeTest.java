@@ -41,17 +41,18 @@ class BenchmarksSmokeTest {
     for (String row : table) {
       assertTrue(row.split("\\|").length >= 7, "a row without every column: " + row);
     }
+    String costRun = printed.lines().filter(l -> l.contains("cost run 1: ")).findFirst()
+        .orElseThrow(() -> new AssertionError("no first cost run's line in\n" + printed));
     // Numbers as printf writes them in the default locale: a decimal point or a comma.
-    Matcher costRun = Pattern.compile("cost run 1: .*group CPU (\\d+[.,]\\d) s[,)].*group CPU (\\d+[.,]\\d) s[,)]")
-        .matcher(printed);
-    assertTrue(costRun.find(), "no CPU time in the first cost run's line:\n" + printed);
-    assertTrue(Double.parseDouble(costRun.group(2).replace(',', '.')) > 0,
-        "the group used no CPU while publishing: " + costRun.group());
+    Matcher cpu = Pattern.compile("group CPU (\\d+[.,]\\d) s[,)].*group CPU (\\d+[.,]\\d) s[,)]")
+        .matcher(costRun);
+    assertTrue(cpu.find(), "no CPU time, idle and publishing, in the first cost run's line: " + costRun);
+    assertTrue(Double.parseDouble(cpu.group(2).replace(',', '.')) > 0,
+        "the group used no CPU while publishing: " + costRun);
     if (Files.isDirectory(Path.of("/proc/self/task"))) { // where Linux tells each thread's wait for a CPU
       Pattern waited = Pattern.compile("Raft's threads waited \\d+[.,]\\d s for a CPU\\)");
-      String line = printed.lines().filter(l -> l.contains("cost run 1: ")).findFirst().orElseThrow();
-      assertEquals(2, waited.matcher(line).results().count(),
-          "Raft's wait for a CPU, idle and publishing, not in the first cost run's line: " + line);
+      assertEquals(2, waited.matcher(costRun).results().count(),
+          "Raft's wait for a CPU, idle and publishing, not in the first cost run's line: " + costRun);
     }
   }
 
