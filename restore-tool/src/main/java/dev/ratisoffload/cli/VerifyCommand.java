@@ -25,7 +25,8 @@ import picocli.CommandLine.Option;
             + "presence and size, and every file's SHA-256 (which proves every chunk's bytes; a damaged file is "
             + "read again chunk by chunk to name the damaged chunk).",
         "Exits 3 when anything is missing or corrupt, naming the object and the defect; 4 when the store "
-            + "cannot be read."},
+            + "cannot be read. A generation removed while it is checked (retention on a live store) is shown "
+            + "as DELETED and is not a defect."},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload verify --store s3://backups/ratis --cluster orders-prod",
@@ -44,7 +45,19 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
 
   /** The verdict on one generation (or on a named group that has none). */
   record Verdict(String cluster, String group, Long index, Long term, Long bytes, String status,
-      String problem) {}
+      String problem) {
+
+    /** Whether it fails the check: a generation the store no longer holds is not a defect of what it holds. */
+    boolean failed() {
+      return problem != null && !DELETED.equals(status);
+    }
+  }
+
+  /** The status of a generation removed while it was checked (by retention, as a plugin publishes). */
+  private static final String DELETED = "DELETED";
+
+  private static final String REMOVED_WHILE_CHECKED =
+      "removed from the store while it was checked (retention or offload gc); not a defect";
 
   @Override
   public Integer call() {
@@ -67,7 +80,7 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
                 : "cluster " + selection.cluster()) + " is stored in " + store.describe()));
       }
       print(verdicts);
-      List<Verdict> bad = verdicts.stream().filter(v -> v.problem() != null).toList();
+      List<Verdict> bad = verdicts.stream().filter(Verdict::failed).toList();
       if (bad.isEmpty()) {
         return ExitCodes.OK;
       }
@@ -89,9 +102,12 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
       for (GenerationCatalog.Entry e : entries) {
         var id = e.stored().id();
         IntegrityException problem = e.problem() != null ? e.problem() : verifier.verifyData(e.manifest(), meter);
+        // Listed, then gone: retention removed it (and may have begun on its chunks) while it was checked.
+        boolean deleted = problem != null && store.head(id.manifestKey()).isEmpty();
         verdicts.add(new Verdict(id.cluster(), id.group(), id.index(), id.term(),
-            e.manifest() == null ? null : e.manifest().totalBytes(), problem == null ? "OK" : "CORRUPT",
-            problem == null ? null : problem.getMessage()));
+            e.manifest() == null ? null : e.manifest().totalBytes(),
+            problem == null ? "OK" : deleted ? DELETED : "CORRUPT",
+            problem == null ? null : deleted ? REMOVED_WHILE_CHECKED : problem.getMessage()));
       }
     } finally {
       meter.finished();

@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.restore.Generations;
 import dev.ratisoffload.store.DirectoryObjectStore;
+import dev.ratisoffload.store.ForwardingObjectStore;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -18,10 +21,16 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Every subcommand through the real command line, against a directory store; every exit code. */
 class OffloadCommandTest {
@@ -134,6 +143,51 @@ class OffloadCommandTest {
     assertTrue(r.out().contains("CORRUPT"), r.toString());
     assertTrue(r.err().contains(chunk.getFileName().toString()) && r.err().contains("SHA-256"), r.toString());
     assertOneErrorLine(r);
+  }
+
+  /**
+   * Retention on a live store removes a generation after verify listed it: while verify reads its
+   * manifest, or after, while it reads its chunks (the manifest first, then the chunks, as the plugin
+   * collects). Either way the generation is reported DELETED, not CORRUPT, and the rest still decides.
+   */
+  @ParameterizedTest(name = "removed while its chunks are read: {0}")
+  @ValueSource(booleans = {false, true})
+  void aGenerationRemovedWhileVerifyChecksItIsDeletedNotCorrupt(boolean duringChunks) throws Exception {
+    Path copy = copyOfStore();
+    String removed = new GenerationReader(new DirectoryObjectStore(copy)).list(Layout.manifestPrefix(CLUSTER, G1)).stream()
+        .filter(g -> g.id().index() == 100).findFirst().orElseThrow().id().manifestKey();
+    AtomicBoolean done = new AtomicBoolean();
+    Cli.Result r = Cli.run(options -> new ForwardingObjectStore(options.open()) {
+      @Override
+      protected <T> T call(String key, Supplier<T> request) {
+        boolean now = duringChunks ? key.contains("/chunks/") : key.equals(removed);
+        if (now && done.compareAndSet(false, true)) {
+          delegate.delete(removed);
+          if (duringChunks) {
+            delegate.delete(key);
+          }
+        }
+        return request.get();
+      }
+    }, "verify", "--store", copy.toUri().toString(), "--cluster", CLUSTER, "--all", "--json");
+
+    assertTrue(done.get(), "the generation was removed during the check");
+    assertEquals(0, r.code(), r.toString());
+    Map<Long, String> statuses = new TreeMap<>();
+    JSON.readTree(r.out()).forEach(v -> statuses.put(v.get("index").asLong(), v.get("status").asText()));
+    assertEquals(Map.of(100L, "DELETED", 300L, "OK", 40L, "OK"), statuses, r.toString());
+  }
+
+  @Test
+  void aMissingChunkOfAGenerationStillStoredIsCorrupt() throws Exception {
+    Path store = copyOfStore();
+    Path chunk = firstChunk(store, G2);
+    Files.delete(chunk);
+
+    Cli.Result r = Cli.run("verify", "--store", store.toUri().toString(), "--cluster", CLUSTER, "--all");
+    assertEquals(3, r.code(), r.toString());
+    assertTrue(r.out().contains("CORRUPT") && !r.out().contains("DELETED"), r.toString());
+    assertTrue(r.err().contains(chunk.getFileName().toString()), r.toString());
   }
 
   @Test
