@@ -2,6 +2,7 @@ package dev.ratisoffload.cli;
 
 import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.restore.GenerationCatalog;
 import dev.ratisoffload.restore.GenerationVerifier;
 import dev.ratisoffload.restore.MissingBackupException;
@@ -9,9 +10,12 @@ import dev.ratisoffload.restore.Selection;
 import dev.ratisoffload.restore.TransferListener;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -25,8 +29,9 @@ import picocli.CommandLine.Option;
             + "presence and size, and every file's SHA-256 (which proves every chunk's bytes; a damaged file is "
             + "read again chunk by chunk to name the damaged chunk).",
         "Exits 3 when anything is missing or corrupt, naming the object and the defect; 4 when the store "
-            + "cannot be read. A generation removed while it is checked (retention on a live store) is shown "
-            + "as DELETED and is not a defect."},
+            + "cannot be read. A generation found damaged whose manifest is gone by then, while its group still "
+            + "has generations, was removed while it was checked (retention on a live store): it is shown as "
+            + "DELETED, which fails only a group of which no checked generation verified."},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload verify --store s3://backups/ratis --cluster orders-prod",
@@ -47,17 +52,13 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
   record Verdict(String cluster, String group, Long index, Long term, Long bytes, String status,
       String problem) {
 
-    /** Whether it fails the check: a generation the store no longer holds is not a defect of what it holds. */
-    boolean failed() {
-      return problem != null && !DELETED.equals(status);
+    GenerationCatalog.GroupKey groupKey() {
+      return new GenerationCatalog.GroupKey(cluster, group);
     }
   }
 
   /** The status of a generation removed while it was checked (by retention, as a plugin publishes). */
   private static final String DELETED = "DELETED";
-
-  private static final String REMOVED_WHILE_CHECKED =
-      "removed from the store while it was checked (retention or offload gc); not a defect";
 
   @Override
   public Integer call() {
@@ -80,14 +81,24 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
                 : "cluster " + selection.cluster()) + " is stored in " + store.describe()));
       }
       print(verdicts);
-      List<Verdict> bad = verdicts.stream().filter(Verdict::failed).toList();
+      // A generation the store no longer holds is no defect of what it holds, as long as its group had one
+      // that verified: else nothing of the group was proven.
+      Set<GenerationCatalog.GroupKey> proven = verdicts.stream().filter(v -> "OK".equals(v.status()))
+          .map(Verdict::groupKey).collect(Collectors.toSet());
+      List<Verdict> bad = verdicts.stream()
+          .filter(v -> !"OK".equals(v.status()) && !(DELETED.equals(v.status()) && proven.contains(v.groupKey())))
+          .toList();
       if (bad.isEmpty()) {
         return ExitCodes.OK;
       }
+      Verdict first = bad.get(0);
       spec.commandLine().getErr().println("offload verify: " + bad.size() + " of " + verdicts.size()
-          + " checked generation(s) are missing or corrupt; first: " + ErrorReporter.oneLine(bad.get(0).problem())
-          + ". Nothing was changed in the store. Restore another generation with offload restore --index or"
-          + " --at, and find why the data was damaged");
+          + " checked generation(s) are missing or corrupt; first: " + ErrorReporter.oneLine(first.problem())
+          + ". Nothing was changed in the store. " + (DELETED.equals(first.status())
+              ? "No checked generation of group " + first.group() + " verified: run offload verify again to check"
+                  + " the generations stored now"
+              : "Restore another generation with offload restore --index or --at, and find why the data was"
+                  + " damaged"));
       return ExitCodes.DATA;
     }
   }
@@ -102,17 +113,34 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
       for (GenerationCatalog.Entry e : entries) {
         var id = e.stored().id();
         IntegrityException problem = e.problem() != null ? e.problem() : verifier.verifyData(e.manifest(), meter);
-        // Listed, then gone: retention removed it (and may have begun on its chunks) while it was checked.
-        boolean deleted = problem != null && store.head(id.manifestKey()).isEmpty();
+        String status = problem == null ? "OK" : removedMeanwhile(store, id) ? DELETED : "CORRUPT";
+        String message = switch (status) {
+          case "OK" -> null;
+          case DELETED -> "removed from the store while it was checked (retention or offload gc), after: "
+              + problem.getMessage();
+          default -> problem.getMessage();
+        };
         verdicts.add(new Verdict(id.cluster(), id.group(), id.index(), id.term(),
-            e.manifest() == null ? null : e.manifest().totalBytes(),
-            problem == null ? "OK" : deleted ? DELETED : "CORRUPT",
-            problem == null ? null : deleted ? REMOVED_WHILE_CHECKED : problem.getMessage()));
+            e.manifest() == null ? null : e.manifest().totalBytes(), status, message));
       }
     } finally {
       meter.finished();
     }
     return verdicts;
+  }
+
+  /**
+   * Whether a generation found damaged was removed while it was checked: retention deletes the manifest
+   * first, then (after a grace period) its chunks. A group that lists nothing any more (the store's root
+   * gone, say) or a store that cannot be asked keeps the defect.
+   */
+  private static boolean removedMeanwhile(ObjectStore store, Layout.GenerationId id) {
+    try {
+      return store.head(id.manifestKey()).isEmpty()
+          && !store.list(Layout.manifestPrefix(id.cluster(), id.group())).isEmpty();
+    } catch (StoreException e) {
+      return false;
+    }
   }
 
   private void print(List<Verdict> verdicts) {

@@ -11,6 +11,8 @@ import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.restore.Generations;
 import dev.ratisoffload.store.DirectoryObjectStore;
 import dev.ratisoffload.store.ForwardingObjectStore;
+import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.StoreUnavailableException;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -22,6 +24,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -63,9 +66,9 @@ class OffloadCommandTest {
     pristineUri = pristine.toUri().toString();
   }
 
-  /** A private copy of the pristine store, for tests that damage it. */
+  /** A private copy of the pristine store (a new one at each call), for tests that damage it. */
   Path copyOfStore() throws IOException {
-    Path copy = tmp.resolve("store-copy");
+    Path copy = Files.createTempDirectory(tmp, "store-copy-");
     try (Stream<Path> paths = Files.walk(pristine)) {
       for (Path p : paths.toList()) {
         Path target = copy.resolve(pristine.relativize(p).toString());
@@ -153,10 +156,43 @@ class OffloadCommandTest {
   @ParameterizedTest(name = "removed while its chunks are read: {0}")
   @ValueSource(booleans = {false, true})
   void aGenerationRemovedWhileVerifyChecksItIsDeletedNotCorrupt(boolean duringChunks) throws Exception {
+    Cli.Result r = verifyRemoving(G1, 100, duringChunks, false, "--all");
+    assertEquals(0, r.code(), r.toString());
+    assertEquals(Map.of(100L, "DELETED", 300L, "OK", 40L, "OK"), statuses(r), r.toString());
+  }
+
+  /** Removed while checked, but nothing of its group verified, or nothing proves it was removed. */
+  @Test
+  void aRemovedGenerationFailsVerifyWhenNothingShowsItsGroupIsWell() throws Exception {
+    Cli.Result newestOnly = verifyRemoving(G1, 300, false, false);
+    assertEquals(3, newestOnly.code(), "no generation of G1 verified: " + newestOnly);
+    assertEquals(Map.of(300L, "DELETED", 40L, "OK"), statuses(newestOnly), newestOnly.toString());
+    assertTrue(newestOnly.err().contains("run offload verify again"), newestOnly.toString());
+    assertOneErrorLine(newestOnly);
+
+    Cli.Result groupGone = verifyRemoving(G2, 40, false, false, "--all");
+    assertEquals(3, groupGone.code(), "G2 lists nothing any more: " + groupGone);
+    assertEquals("CORRUPT", statuses(groupGone).get(40L), groupGone.toString());
+
+    Cli.Result unanswered = verifyRemoving(G1, 100, false, true, "--all");
+    assertEquals(3, unanswered.code(), "the store did not say the manifest is gone: " + unanswered);
+    assertEquals("CORRUPT", statuses(unanswered).get(100L), unanswered.toString());
+  }
+
+  /**
+   * Runs verify (as JSON, with {@code more} arguments) on a copy of the store, removing the group's
+   * generation of that index at the first read of its manifest or, {@code duringChunks}, at the first
+   * chunk read (that chunk too); {@code headFails}: asking for the manifest afterwards fails.
+   */
+  private Cli.Result verifyRemoving(String group, long index, boolean duringChunks, boolean headFails,
+      String... more) throws IOException {
     Path copy = copyOfStore();
-    String removed = new GenerationReader(new DirectoryObjectStore(copy)).list(Layout.manifestPrefix(CLUSTER, G1)).stream()
-        .filter(g -> g.id().index() == 100).findFirst().orElseThrow().id().manifestKey();
+    String removed = new GenerationReader(new DirectoryObjectStore(copy)).list(Layout.manifestPrefix(CLUSTER, group))
+        .stream().filter(g -> g.id().index() == index).findFirst().orElseThrow().id().manifestKey();
     AtomicBoolean done = new AtomicBoolean();
+    List<String> args = new ArrayList<>(List.of("verify", "--store", copy.toUri().toString(), "--cluster",
+        CLUSTER, "--json"));
+    args.addAll(List.of(more));
     Cli.Result r = Cli.run(options -> new ForwardingObjectStore(options.open()) {
       @Override
       protected <T> T call(String key, Supplier<T> request) {
@@ -169,13 +205,24 @@ class OffloadCommandTest {
         }
         return request.get();
       }
-    }, "verify", "--store", copy.toUri().toString(), "--cluster", CLUSTER, "--all", "--json");
 
+      @Override
+      public Optional<ObjectInfo> head(String key) {
+        if (headFails && done.get()) {
+          throw new StoreUnavailableException("the store stopped answering", null);
+        }
+        return super.head(key);
+      }
+    }, args.toArray(String[]::new));
     assertTrue(done.get(), "the generation was removed during the check");
-    assertEquals(0, r.code(), r.toString());
+    return r;
+  }
+
+  /** Each verdict's status by the generation's index. */
+  private static Map<Long, String> statuses(Cli.Result r) throws IOException {
     Map<Long, String> statuses = new TreeMap<>();
     JSON.readTree(r.out()).forEach(v -> statuses.put(v.get("index").asLong(), v.get("status").asText()));
-    assertEquals(Map.of(100L, "DELETED", 300L, "OK", 40L, "OK"), statuses, r.toString());
+    return statuses;
   }
 
   @Test
