@@ -49,6 +49,8 @@ final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Adv
       List<StoredGeneration> generations = catalog.find(selection).values().stream()
           .flatMap(List::stream).toList();
       List<Listed> listed = catalog.read(generations).stream()
+          // a manifest removed since it was listed (retention on a live store) is no generation any more
+          .filter(e -> e.problem() == null || !catalog.removedSinceListed(e.stored().id()))
           .filter(e -> since == null || !e.createdAt().isBefore(since))
           .filter(e -> until == null || !e.createdAt().isAfter(until))
           .map(e -> e.manifest() == null

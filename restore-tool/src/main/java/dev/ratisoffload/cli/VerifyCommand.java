@@ -2,7 +2,6 @@ package dev.ratisoffload.cli;
 
 import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
-import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.restore.GenerationCatalog;
 import dev.ratisoffload.restore.GenerationVerifier;
 import dev.ratisoffload.restore.MissingBackupException;
@@ -10,7 +9,6 @@ import dev.ratisoffload.restore.Selection;
 import dev.ratisoffload.restore.TransferListener;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
-import dev.ratisoffload.store.StoreException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +72,7 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
       List<StoredGeneration> toCheck = new ArrayList<>();
       found.values().forEach(gs -> toCheck.addAll(all ? gs : List.of(gs.get(gs.size() - 1))));
       List<GenerationCatalog.Entry> entries = catalog.read(toCheck);
-      List<Verdict> verdicts = verify(store, entries);
+      List<Verdict> verdicts = verify(store, catalog, entries);
       for (String group : missing) {
         verdicts.add(new Verdict(selection.cluster(), group, null, null, null, "MISSING",
             "no generation of group " + group + " of " + (selection.cluster() == null ? "any cluster"
@@ -103,7 +101,7 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
     }
   }
 
-  private List<Verdict> verify(ObjectStore store, List<GenerationCatalog.Entry> entries) {
+  private List<Verdict> verify(ObjectStore store, GenerationCatalog catalog, List<GenerationCatalog.Entry> entries) {
     long total = entries.stream().filter(e -> e.manifest() != null)
         .mapToLong(e -> e.manifest().totalBytes()).sum();
     TransferListener meter = ProgressMeter.create(progress.mode, spec.commandLine().getErr(), "verified");
@@ -113,7 +111,7 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
       for (GenerationCatalog.Entry e : entries) {
         var id = e.stored().id();
         IntegrityException problem = e.problem() != null ? e.problem() : verifier.verifyData(e.manifest(), meter);
-        String status = problem == null ? "OK" : removedMeanwhile(store, id) ? DELETED : "CORRUPT";
+        String status = problem == null ? "OK" : catalog.removedSinceListed(id) ? DELETED : "CORRUPT";
         String message = switch (status) {
           case "OK" -> null;
           case DELETED -> "removed from the store while it was checked (retention or offload gc), after: "
@@ -127,20 +125,6 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
       meter.finished();
     }
     return verdicts;
-  }
-
-  /**
-   * Whether a generation found damaged was removed while it was checked: retention deletes the manifest
-   * first, then (after a grace period) its chunks. A group that lists nothing any more (the store's root
-   * gone, say) or a store that cannot be asked keeps the defect.
-   */
-  private static boolean removedMeanwhile(ObjectStore store, Layout.GenerationId id) {
-    try {
-      return store.head(id.manifestKey()).isEmpty()
-          && !store.list(Layout.manifestPrefix(id.cluster(), id.group())).isEmpty();
-    } catch (StoreException e) {
-      return false;
-    }
   }
 
   private void print(List<Verdict> verdicts) {

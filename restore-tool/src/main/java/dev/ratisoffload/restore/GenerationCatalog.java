@@ -2,10 +2,13 @@ package dev.ratisoffload.restore;
 
 import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -102,6 +105,20 @@ public final class GenerationCatalog {
     } catch (ObjectNotFoundException e) {
       return new Entry(g, null, new IntegrityException("manifest " + g.id().manifestKey()
           + " disappeared after it was listed (deleted meanwhile?)"));
+    }
+  }
+
+  /**
+   * Whether a generation found unreadable or damaged was removed since it was listed: retention deletes
+   * the manifest first, then (after a grace period) its chunks. A group that lists no manifest any more
+   * (the store's root gone, say) or a store that cannot be asked keeps the defect: false.
+   */
+  public boolean removedSinceListed(GenerationId id) {
+    try {
+      return store.head(id.manifestKey()).isEmpty()
+          && !store.list(Layout.manifestPrefix(id.cluster(), id.group())).isEmpty();
+    } catch (StoreException e) {
+      return false;
     }
   }
 

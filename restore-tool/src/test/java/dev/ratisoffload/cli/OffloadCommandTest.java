@@ -179,18 +179,31 @@ class OffloadCommandTest {
     assertEquals("CORRUPT", statuses(unanswered).get(100L), unanswered.toString());
   }
 
+  @Test
+  void listLeavesOutAGenerationRemovedWhileItRuns() throws Exception {
+    Cli.Result r = runRemoving("list", G1, 100, false, false);
+    assertEquals(0, r.code(), r.toString());
+    assertEquals(Map.of(300L, "listed", 40L, "listed"), statuses(r), r.toString());
+  }
+
+  /** {@link #runRemoving} for verify. */
+  private Cli.Result verifyRemoving(String group, long index, boolean duringChunks, boolean headFails,
+      String... more) throws IOException {
+    return runRemoving("verify", group, index, duringChunks, headFails, more);
+  }
+
   /**
-   * Runs verify (as JSON, with {@code more} arguments) on a copy of the store, removing the group's
+   * Runs the command (as JSON, with {@code more} arguments) on a copy of the store, removing the group's
    * generation of that index at the first read of its manifest or, {@code duringChunks}, at the first
    * chunk read (that chunk too); {@code headFails}: asking for the manifest afterwards fails.
    */
-  private Cli.Result verifyRemoving(String group, long index, boolean duringChunks, boolean headFails,
-      String... more) throws IOException {
+  private Cli.Result runRemoving(String command, String group, long index, boolean duringChunks,
+      boolean headFails, String... more) throws IOException {
     Path copy = copyOfStore();
     String removed = new GenerationReader(new DirectoryObjectStore(copy)).list(Layout.manifestPrefix(CLUSTER, group))
         .stream().filter(g -> g.id().index() == index).findFirst().orElseThrow().id().manifestKey();
     AtomicBoolean done = new AtomicBoolean();
-    List<String> args = new ArrayList<>(List.of("verify", "--store", copy.toUri().toString(), "--cluster",
+    List<String> args = new ArrayList<>(List.of(command, "--store", copy.toUri().toString(), "--cluster",
         CLUSTER, "--json"));
     args.addAll(List.of(more));
     Cli.Result r = Cli.run(options -> new ForwardingObjectStore(options.open()) {
@@ -218,10 +231,11 @@ class OffloadCommandTest {
     return r;
   }
 
-  /** Each verdict's status by the generation's index. */
+  /** Each line's status by the generation's index ({@code listed} for a line of list without one). */
   private static Map<Long, String> statuses(Cli.Result r) throws IOException {
     Map<Long, String> statuses = new TreeMap<>();
-    JSON.readTree(r.out()).forEach(v -> statuses.put(v.get("index").asLong(), v.get("status").asText()));
+    JSON.readTree(r.out()).forEach(v -> statuses.put(v.get("index").asLong(),
+        v.has("status") ? v.get("status").asText() : "listed"));
     return statuses;
   }
 
