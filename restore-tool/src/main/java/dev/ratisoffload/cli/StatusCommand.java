@@ -48,8 +48,7 @@ final class StatusCommand extends OffloadStoreCommand implements ErrorReporter.A
       Map<GenerationCatalog.GroupKey, List<StoredGeneration>> found = catalog.find(selection);
       List<GroupStatus> statuses = new ArrayList<>();
       for (List<StoredGeneration> generations : found.values()) {
-        GenerationCatalog.Entry newest = catalog.readOne(generations.get(generations.size() - 1));
-        statuses.add(status(newest, now));
+        statuses.add(status(catalog.readNewest(generations), now));
       }
       for (String group : catalog.missingGroups(selection, found)) {
         statuses.add(new GroupStatus(selection.cluster(), group, null, null, null, null, "NEVER",

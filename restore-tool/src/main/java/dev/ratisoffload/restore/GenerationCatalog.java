@@ -109,6 +109,19 @@ public final class GenerationCatalog {
   }
 
   /**
+   * Reads the newest of a group's listed generations. If retention removed it since the listing (a newer
+   * one was published meanwhile and fewer are kept), the group's newest as listed now is read instead.
+   */
+  public Entry readNewest(List<StoredGeneration> listed) {
+    Entry newest = readOne(listed.get(listed.size() - 1));
+    GenerationId id = newest.stored().id();
+    if (newest.problem() != null && removedSinceListed(id)) {
+      return reader.newest(id.cluster(), id.group()).map(this::readOne).orElse(newest);
+    }
+    return newest;
+  }
+
+  /**
    * Whether a generation found unreadable or damaged was removed since it was listed: retention deletes
    * the manifest first, then (after a grace period) its chunks. A group that lists no manifest any more
    * (the store's root gone, say) or a store that cannot be asked keeps the defect: false.

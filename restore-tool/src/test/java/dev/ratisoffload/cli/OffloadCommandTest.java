@@ -186,6 +186,13 @@ class OffloadCommandTest {
     assertEquals(Map.of(300L, "listed", 40L, "listed"), statuses(r), r.toString());
   }
 
+  @Test
+  void statusReadsTheGroupsNewestAgainWhenRetentionRemovedTheListedOne() throws Exception {
+    Cli.Result r = runRemoving("status", G1, 300, false, false);
+    assertEquals(0, r.code(), r.toString());
+    assertEquals(Map.of(100L, "OK", 40L, "OK"), statuses(r), r.toString());
+  }
+
   /** {@link #runRemoving} for verify. */
   private Cli.Result verifyRemoving(String group, long index, boolean duringChunks, boolean headFails,
       String... more) throws IOException {
