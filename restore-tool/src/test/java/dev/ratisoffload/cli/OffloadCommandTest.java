@@ -156,7 +156,7 @@ class OffloadCommandTest {
   @ParameterizedTest(name = "removed while its chunks are read: {0}")
   @ValueSource(booleans = {false, true})
   void aGenerationRemovedWhileVerifyChecksItIsDeletedNotCorrupt(boolean duringChunks) throws Exception {
-    Cli.Result r = verifyRemoving(G1, 100, duringChunks, false, "--all");
+    Cli.Result r = runRemoving("verify", G1, 100, duringChunks, false, "--all");
     assertEquals(0, r.code(), r.toString());
     assertEquals(Map.of(100L, "DELETED", 300L, "OK", 40L, "OK"), statuses(r), r.toString());
   }
@@ -164,17 +164,17 @@ class OffloadCommandTest {
   /** Removed while checked, but nothing of its group verified, or nothing proves it was removed. */
   @Test
   void aRemovedGenerationFailsVerifyWhenNothingShowsItsGroupIsWell() throws Exception {
-    Cli.Result newestOnly = verifyRemoving(G1, 300, false, false);
+    Cli.Result newestOnly = runRemoving("verify", G1, 300, false, false);
     assertEquals(3, newestOnly.code(), "no generation of G1 verified: " + newestOnly);
     assertEquals(Map.of(300L, "DELETED", 40L, "OK"), statuses(newestOnly), newestOnly.toString());
     assertTrue(newestOnly.err().contains("run offload verify again"), newestOnly.toString());
     assertOneErrorLine(newestOnly);
 
-    Cli.Result groupGone = verifyRemoving(G2, 40, false, false, "--all");
+    Cli.Result groupGone = runRemoving("verify", G2, 40, false, false, "--all");
     assertEquals(3, groupGone.code(), "G2 lists nothing any more: " + groupGone);
     assertEquals("CORRUPT", statuses(groupGone).get(40L), groupGone.toString());
 
-    Cli.Result unanswered = verifyRemoving(G1, 100, false, true, "--all");
+    Cli.Result unanswered = runRemoving("verify", G1, 100, false, true, "--all");
     assertEquals(3, unanswered.code(), "the store did not say the manifest is gone: " + unanswered);
     assertEquals("CORRUPT", statuses(unanswered).get(100L), unanswered.toString());
   }
@@ -191,12 +191,6 @@ class OffloadCommandTest {
     Cli.Result r = runRemoving("status", G1, 300, false, false);
     assertEquals(0, r.code(), r.toString());
     assertEquals(Map.of(100L, "OK", 40L, "OK"), statuses(r), r.toString());
-  }
-
-  /** {@link #runRemoving} for verify. */
-  private Cli.Result verifyRemoving(String group, long index, boolean duringChunks, boolean headFails,
-      String... more) throws IOException {
-    return runRemoving("verify", group, index, duringChunks, headFails, more);
   }
 
   /**
