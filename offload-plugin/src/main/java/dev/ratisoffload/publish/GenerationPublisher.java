@@ -1,7 +1,6 @@
 package dev.ratisoffload.publish;
 
 import dev.ratisoffload.format.Chunker;
-import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.ChunkingPolicy;
 import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.format.Layout;
@@ -26,7 +25,6 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -101,7 +99,8 @@ public final class GenerationPublisher {
   public PublishResult publish(SnapshotSource source, Fence fence) throws IOException {
     long started = System.nanoTime();
     GenerationId id = new GenerationId(source.cluster(), source.group(), source.term(), source.index());
-    try (Upload upload = new Upload(source, fence)) {
+    StoredChunks stored = StoredChunks.list(store, source);
+    try (Upload upload = new Upload(source, fence, stored)) {
       List<PendingFile> pendingFiles = new ArrayList<>();
       for (SnapshotSource.PinnedFile file : source.files()) {
         PendingFile pending = upload.file(file);
@@ -145,38 +144,24 @@ public final class GenerationPublisher {
   }
 
   /**
-   * Chunks known to be stored before the publish starts (SHA-256 to size), so that most chunks need no
-   * request of their own to be de-duplicated: those the group's newest generation names (a generation's
-   * chunks stay while it exists, and the newest is never collected), or, for a group without a
-   * generation, those a listing finds (left by a publish that failed). A chunk not known is looked for
-   * with a head request first only when the group has a generation (an older one may hold it); in a
-   * group without one it is written at once, and put-if-absent still settles a race.
+   * The chunks the group's store holds as the publish starts (SHA-256 to size), from one paged listing
+   * of the group's chunk tree: a chunk is skipped only when it was seen stored, never because a manifest
+   * names it, so a chunk deleted from the store (a lifecycle rule, a mistaken delete) is uploaded again
+   * by the next publish instead of being inherited as a hole. A listing that fails fails the publish.
    */
-  private record Known(Map<String, Long> chunks, boolean headUnknown) {
+  private record StoredChunks(Map<String, Long> sizes) {
 
-    static Known of(ObjectStore store, SnapshotSource source) {
-      Map<String, Long> chunks = new HashMap<>();
-      try {
-        GenerationReader reader = new GenerationReader(store);
-        Optional<GenerationReader.StoredGeneration> newest = reader.newest(source.cluster(), source.group());
-        if (newest.isPresent()) {
-          for (Manifest.FileEntry file : reader.readManifest(newest.get().id()).files()) {
-            file.chunks().forEach(c -> chunks.put(c.sha256(), (long) c.size()));
-          }
-          return new Known(chunks, true);
-        }
-        for (ObjectInfo object : store.list(Layout.chunkPrefix(source.cluster(), source.group()))) {
-          chunks.put(object.key().substring(object.key().lastIndexOf('/') + 1), object.size());
-        }
-        return new Known(chunks, false);
-      } catch (RuntimeException e) {
-        return new Known(Map.of(), true); // e.g. a damaged newest manifest: look for every chunk
+    static StoredChunks list(ObjectStore store, SnapshotSource source) {
+      Map<String, Long> sizes = new HashMap<>();
+      for (ObjectInfo object : store.list(Layout.chunkPrefix(source.cluster(), source.group()))) {
+        sizes.put(object.key().substring(object.key().lastIndexOf('/') + 1), object.size());
       }
+      return new StoredChunks(sizes);
     }
 
-    boolean stored(String sha256, int size) {
-      Long known = chunks.get(sha256);
-      return known != null && known == size;
+    boolean contains(String sha256, int size) {
+      Long stored = sizes.get(sha256);
+      return stored != null && stored == size;
     }
   }
 
@@ -184,7 +169,7 @@ public final class GenerationPublisher {
   private final class Upload implements AutoCloseable {
     private final SnapshotSource source;
     private final Fence fence;
-    private final Known known;
+    private final StoredChunks stored;
     /** Each runs one digest of the files, chunk after chunk in order. */
     private final ExecutorService shaLane = Executors.newSingleThreadExecutor(daemon("offload-digest-sha256"));
     private final ExecutorService md5Lane = Executors.newSingleThreadExecutor(daemon("offload-digest-md5"));
@@ -200,10 +185,10 @@ public final class GenerationPublisher {
     private final AtomicInteger totalChunks = new AtomicInteger();
     private volatile SkipReason stopped;
 
-    Upload(SnapshotSource source, Fence fence) {
+    Upload(SnapshotSource source, Fence fence, StoredChunks stored) {
       this.source = source;
       this.fence = fence;
-      this.known = Known.of(store, source);
+      this.stored = stored;
     }
 
     /**
@@ -344,11 +329,8 @@ public final class GenerationPublisher {
 
     private void storeChunk(String chunkSha, byte[] chunk, int length) {
       String key = Layout.chunkKey(source.cluster(), source.group(), chunkSha);
-      if (known.stored(chunkSha, length)) {
-        return; // de-duplicated: stored for an earlier generation
-      }
-      if (known.headUnknown() && store.head(key).filter(info -> info.size() == length).isPresent()) {
-        return; // de-duplicated: stored by an older generation
+      if (stored.contains(chunkSha, length)) {
+        return; // de-duplicated: seen stored as the publish started
       }
       // Declared with its SHA-256 so that a store that checks it refuses bytes changed after hashing.
       Content bytes = Content.ofRange(chunk, 0, length).withSha256(HexFormat.of().parseHex(chunkSha));

@@ -23,8 +23,10 @@ import io.prometheus.client.CollectorRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -102,6 +104,12 @@ abstract class PublishEndToEndContract {
     return cluster.snapshot(group);
   }
 
+  /** Writes keys, takes a snapshot and publishes it from the group's leader, which must succeed. */
+  PublishResult.Published writeSnapshotAndPublish(RaftGroupId group, int keys, String prefix) throws IOException {
+    writeAndSnapshot(group, keys, prefix);
+    return assertInstanceOf(PublishResult.Published.class, publishOn(cluster.leaderOf(group), group));
+  }
+
   PublishResult publishOn(RaftPeerId peer, RaftGroupId group) {
     return offloads.get(peer).publishNow(group);
   }
@@ -138,22 +146,39 @@ abstract class PublishEndToEndContract {
   @Test
   void aSmallChangeUploadsOnlyTheChangedChunks() throws IOException {
     RaftGroupId group = cluster.groupIds().get(0);
-    writeAndSnapshot(group, 3000, "base-");
-    assertInstanceOf(PublishResult.Published.class, publishOn(cluster.leaderOf(group), group));
-    writeAndSnapshot(group, 10, "zz-");
-    PublishResult.Published second = assertInstanceOf(PublishResult.Published.class,
-        publishOn(cluster.leaderOf(group), group));
+    writeSnapshotAndPublish(group, 3000, "base-");
+    PublishResult.Published second = writeSnapshotAndPublish(group, 10, "zz-");
     assertTrue(second.uploadedBytes() * 10 < second.totalBytes(),
         "uploaded " + second.uploadedBytes() + " of " + second.totalBytes());
     new GenerationReader(store).verify(second.id());
   }
 
+  /** Chunks deleted from the store are stored again by the next publish that contains them. */
+  @Test
+  void chunksDeletedFromTheStoreAreStoredAgainByTheNextPublish() throws IOException {
+    RaftGroupId group = cluster.groupIds().get(1);
+    PublishResult.Published first = writeSnapshotAndPublish(group, 2000, "heal-");
+    GenerationReader reader = new GenerationReader(store);
+    Set<String> lost = chunkKeys(reader.readManifest(first.id()), group);
+    lost.forEach(store::delete);
+    PublishResult.Published second = writeSnapshotAndPublish(group, 10, "heal-more-");
+    Set<String> shared = chunkKeys(reader.verify(second.id()), group);
+    shared.retainAll(lost);
+    assertTrue(shared.size() * 2 > lost.size(), "most chunks are shared: " + shared.size() + " of " + lost.size());
+    shared.forEach(key -> assertTrue(store.head(key).isPresent(), "stored again: " + key));
+  }
+
+  private static Set<String> chunkKeys(Manifest manifest, RaftGroupId group) {
+    Set<String> keys = new HashSet<>();
+    manifest.files().forEach(file -> file.chunks().forEach(
+        chunk -> keys.add(Layout.chunkKey(CLUSTER_ID, group.getUuid().toString(), chunk.sha256()))));
+    return keys;
+  }
+
   @Test
   void aManifestIsImmutable() throws IOException {
     RaftGroupId group = cluster.groupIds().get(1);
-    writeAndSnapshot(group, 100, "imm-");
-    PublishResult.Published published = assertInstanceOf(PublishResult.Published.class,
-        publishOn(cluster.leaderOf(group), group));
+    PublishResult.Published published = writeSnapshotAndPublish(group, 100, "imm-");
     byte[] stored = readAll(published.manifestKey());
     Manifest original = ManifestCodec.decode(stored, published.manifestKey());
     Manifest forged = new Manifest(original.format(), original.cluster(), original.group(), original.term(),

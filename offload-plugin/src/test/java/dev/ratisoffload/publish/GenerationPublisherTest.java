@@ -237,6 +237,27 @@ class GenerationPublisherTest {
     new GenerationReader(store).verify(second.id());
   }
 
+  /**
+   * A chunk of an earlier generation deleted from the store (a lifecycle rule, a mistaken delete) is
+   * uploaded again by the next publish that contains it, instead of being trusted because the earlier
+   * manifest names it.
+   */
+  @Test
+  void aChunkDeletedFromTheStoreIsUploadedAgainByTheNextPublish() throws IOException {
+    byte[] a = random(1_000_000, 7);
+    PublishResult.Published first = assertInstanceOf(PublishResult.Published.class,
+        publisher.publish(source(10, file("a", a)), OPEN));
+    Manifest.ChunkRef lost = new GenerationReader(store).readManifest(first.id()).files().get(0).chunks().get(0);
+    store.delete(Layout.chunkKey("c1", group, lost.sha256()));
+    a[a.length - 1] ^= 1;
+    PublishResult.Published second = assertInstanceOf(PublishResult.Published.class,
+        publisher.publish(source(11, file("a", a)), OPEN));
+    assertTrue(store.head(Layout.chunkKey("c1", group, lost.sha256())).isPresent(), "the lost chunk is back");
+    assertTrue(second.uploadedBytes() >= lost.size(), "uploaded " + second.uploadedBytes());
+    new GenerationReader(store).verify(second.id());
+    new GenerationReader(store).verify(first.id());
+  }
+
   @Test
   void aClosedFenceWritesNoManifest() throws IOException {
     PublishResult result = publisher.publish(source(10, file("a", random(200_000, 3))),
