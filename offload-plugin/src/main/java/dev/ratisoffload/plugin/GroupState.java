@@ -1,13 +1,30 @@
 package dev.ratisoffload.plugin;
 
+import dev.ratisoffload.format.Layout.GenerationId;
+import java.time.Instant;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
-/** Per group: one publish at a time, and the newest index known to be stored. */
+/**
+ * Per group: one publish at a time, the newest index known to be stored, and the creation time of the
+ * newest generation last seen in the store.
+ */
 final class GroupState {
 
   final ReentrantLock lock = new ReentrantLock();
   private long highWater = Long.MIN_VALUE;
+  private GenerationId newest;
+  private Instant newestCreatedAt;
+
+  /** The generation's creation time, read from its manifest only when the newest generation changed. */
+  Instant createdAt(GenerationId generation, Supplier<Instant> read) {
+    if (!generation.equals(newest)) {
+      newestCreatedAt = read.get();
+      newest = generation;
+    }
+    return newestCreatedAt;
+  }
 
   /** The newest published index; looked up in the store the first time (-1 if none). */
   long highWater(LongSupplier lookup) {

@@ -7,13 +7,22 @@ import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Counter;
 import io.prometheus.client.Gauge;
 import io.prometheus.client.Histogram;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The plugin's Prometheus metrics (prefix {@code ratis_offload_}). Every series of a group is created at
  * zero when the group is scheduled, so "never published" is visible and alertable. Labels carry only
  * the group UUID and closed sets of words, never error text.
+ *
+ * <p>Several servers in one JVM (as embedding tests run three peers) share one set of collectors per
+ * registry, since a registry refuses a second collector of the same name: their counters add up, a
+ * gauge holds the value any of them set last, and a group's series go when no server holds it.
  */
 final class OffloadMetrics {
+
+  private static final Map<CollectorRegistry, OffloadMetrics> SHARED = new HashMap<>();
 
   private static final String[] GC_KINDS = {"manifest", "chunk"};
 
@@ -29,8 +38,31 @@ final class OffloadMetrics {
   private final Counter uploadedBytes;
   private final Counter gcDeleted;
   private final Counter gcFailed;
+  private final Gauge newestGeneration;
+  /** How many attached servers use these collectors, and how many of them schedule each group. */
+  private int users;
+  private final Map<String, Integer> groupHolders = new HashMap<>();
 
-  OffloadMetrics(CollectorRegistry registry) {
+  /** The registry's metrics, registered by the first server that asks; {@link #release} when closing. */
+  static OffloadMetrics acquire(CollectorRegistry registry) {
+    synchronized (SHARED) {
+      OffloadMetrics metrics = SHARED.computeIfAbsent(registry, OffloadMetrics::new);
+      metrics.users++;
+      return metrics;
+    }
+  }
+
+  /** Unregisters everything once the last server using it releases it, leaving the registry as found. */
+  void release() {
+    synchronized (SHARED) {
+      if (--users == 0) {
+        SHARED.remove(registry);
+        unregister();
+      }
+    }
+  }
+
+  private OffloadMetrics(CollectorRegistry registry) {
     this.registry = registry;
     published = Counter.build("ratis_offload_published_total", "Generations published.")
         .labelNames("group").register(registry);
@@ -60,10 +92,19 @@ final class OffloadMetrics {
     gcFailed = Counter.build("ratis_offload_gc_failed_total",
             "Garbage collections that stopped early (a store error or a manifest that cannot be read).")
         .labelNames("group").register(registry);
+    newestGeneration = Gauge.build("ratis_offload_newest_generation_timestamp_seconds",
+            "Creation time (Unix) of the group's newest generation in the store, read by every peer;"
+                + " 0 while the store holds none.")
+        .labelNames("group").register(registry);
   }
 
-  /** Creates every series of the group at zero. */
+  /** Creates every series of the group at zero, unless another server here holds the group already. */
   void addGroup(String group) {
+    synchronized (SHARED) {
+      if (groupHolders.merge(group, 1, Integer::sum) > 1) {
+        return;
+      }
+    }
     published.labels(group);
     failed.labels(group);
     for (SkipReason reason : SkipReason.values()) {
@@ -78,10 +119,17 @@ final class OffloadMetrics {
       gcDeleted.labels(group, kind);
     }
     gcFailed.labels(group);
+    newestGeneration.labels(group);
   }
 
-  /** Drops the series of a group this server no longer hosts. */
+  /** Drops the series of a group this server no longer hosts, once no other server here holds it. */
   void removeGroup(String group) {
+    synchronized (SHARED) {
+      if (groupHolders.merge(group, -1, Integer::sum) > 0) {
+        return;
+      }
+      groupHolders.remove(group);
+    }
     published.remove(group);
     failed.remove(group);
     for (SkipReason reason : SkipReason.values()) {
@@ -96,6 +144,7 @@ final class OffloadMetrics {
       gcDeleted.remove(group, kind);
     }
     gcFailed.remove(group);
+    newestGeneration.remove(group);
   }
 
   void recordGc(String group, GarbageCollector.GcReport report) {
@@ -125,11 +174,14 @@ final class OffloadMetrics {
     storeUp.set(up ? 1 : 0);
   }
 
-  /** Unregisters everything, so a closed plugin leaves the host's registry as it found it. */
-  void unregister() {
+  void newestGeneration(String group, Instant createdAt) {
+    newestGeneration.labels(group).set(createdAt.toEpochMilli() / 1000.0);
+  }
+
+  private void unregister() {
     for (io.prometheus.client.Collector c : new io.prometheus.client.Collector[] {
         published, skipped, failed, lastPublishedIndex, lastSuccess, storeUp, duration, payload,
-        uploadedBytes, gcDeleted, gcFailed}) {
+        uploadedBytes, gcDeleted, gcFailed, newestGeneration}) {
       registry.unregister(c);
     }
   }

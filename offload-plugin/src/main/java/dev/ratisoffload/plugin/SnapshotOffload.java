@@ -1,17 +1,23 @@
 package dev.ratisoffload.plugin;
 
+import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.publish.BandwidthBudget;
 import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.store.StoreException;
+import dev.ratisoffload.store.StoreUnavailableException;
 import dev.ratisoffload.store.Stores;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -55,6 +61,8 @@ public final class SnapshotOffload implements AutoCloseable {
   private final Clock clock;
   private final PublishScheduler scheduler;
   private final Map<RaftGroupId, GroupState> groups = new ConcurrentHashMap<>();
+  /** The groups whose series this server created (the registry may be shared with other servers). */
+  private final Set<String> metricGroups = ConcurrentHashMap.newKeySet();
   private final ShutdownGate shutdown = new ShutdownGate();
 
   private SnapshotOffload(Builder b, OffloadSettings settings) {
@@ -69,19 +77,23 @@ public final class SnapshotOffload implements AutoCloseable {
     this.budget = BandwidthBudget.forReading(settings.uploadBandwidth());
     this.leaderPublish = new LeaderPublish(server, settings, store, new GenerationPublisher(store,
         settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock, budget), shutdown);
-    this.metrics = new OffloadMetrics(b.registry);
+    this.metrics = OffloadMetrics.acquire(b.registry);
     this.clock = b.clock;
     this.scheduler = b.scheduled
         ? new PublishScheduler(server::getGroupIds, this::publishNow, new PublishScheduler.GroupListener() {
           @Override
           public void added(RaftGroupId group) {
-            metrics.addGroup(group.getUuid().toString());
+            if (metricGroups.add(group.getUuid().toString())) {
+              metrics.addGroup(group.getUuid().toString());
+            }
           }
 
           @Override
           public void removed(RaftGroupId group) {
             groups.remove(group);
-            metrics.removeGroup(group.getUuid().toString());
+            if (metricGroups.remove(group.getUuid().toString())) {
+              metrics.removeGroup(group.getUuid().toString());
+            }
           }
         }, settings.interval(), settings.jitter(), workers)
         : null;
@@ -161,13 +173,16 @@ public final class SnapshotOffload implements AutoCloseable {
     }
   }
 
-  /** Proves the store writable under its prefix with a probe object, written and removed. */
+  /**
+   * Proves the store writable under its prefix with a probe object. Removing the probe needs the delete
+   * permission, which only retention needs: without it the probe stays, with a warning, and the store
+   * still counts as up.
+   */
   private void preflight() {
     String peer = server.getId().toString().replaceAll("[^A-Za-z0-9_=-]", "_");
     String probe = "ratis/probes/" + settings.clusterId() + "/" + peer + "-" + System.nanoTime();
     try {
       store.putIfAbsent(probe, dev.ratisoffload.store.Content.of(new byte[] {1}));
-      store.delete(probe);
       metrics.storeUp(true);
       LOG.info("offload attached: cluster {}, store {}, every {} (jitter {}), concurrency {}, bandwidth {},"
               + " retention: {}", settings.clusterId(), store.describe(), settings.interval(), settings.jitter(),
@@ -185,6 +200,14 @@ public final class SnapshotOffload implements AutoCloseable {
       }
       LOG.error("{}; publishing will retry on schedule (set {} = true to refuse to start instead)",
           message, OffloadConfigKeys.Preflight.REQUIRED_KEY);
+      return;
+    }
+    try {
+      store.delete(probe);
+    } catch (StoreException e) {
+      LOG.warn("offload wrote its start-up probe {} but cannot delete it ({}): publishing works;"
+          + " retention ({}) needs the delete permission, and the probe object stays", probe, e.getMessage(),
+          OffloadConfigKeys.PREFIX + ".retention.*");
     }
   }
 
@@ -220,16 +243,44 @@ public final class SnapshotOffload implements AutoCloseable {
       if (result instanceof PublishResult.Published && settings.retention().isEnabled()) {
         collectGarbage(group);
       }
-      if (result instanceof PublishResult.Failed failed && failed.cause() instanceof StoreException) {
-        metrics.storeUp(false);
-      } else if (result instanceof PublishResult.Published) {
-        metrics.storeUp(true);
-      }
       log(groupId, result);
+      if (result instanceof PublishResult.Failed failed && unreachable(failed.cause())) {
+        metrics.storeUp(false);
+      } else {
+        readNewestGeneration(group, state);
+      }
       return result;
     } finally {
       state.lock.unlock();
     }
+  }
+
+  /**
+   * The pass's probe of the store, on every peer, leader or not: one listing of the group's manifests
+   * (and a read of the newest manifest when it changed) sets {@code store_up} and the group's freshness
+   * from what the store holds, so neither depends on which peer leads or on when it started.
+   */
+  private void readNewestGeneration(String group, GroupState state) {
+    GenerationReader reader = new GenerationReader(store);
+    try {
+      Optional<GenerationReader.StoredGeneration> newest = reader.newest(settings.clusterId(), group);
+      metrics.storeUp(true);
+      if (newest.isPresent()) {
+        GenerationId id = newest.get().id();
+        metrics.newestGeneration(group, state.createdAt(id, () -> reader.readManifest(id).createdAt()));
+      }
+    } catch (StoreException e) {
+      if (unreachable(e)) {
+        metrics.storeUp(false);
+      } else {
+        LOG.warn("group {}: cannot read its newest generation's manifest ({}); its freshness gauge keeps"
+            + " its last value; run `offload verify` for the group", group, e.getMessage());
+      }
+    }
+  }
+
+  private static boolean unreachable(Throwable error) {
+    return error instanceof StoreUnavailableException || error instanceof StoreAccessException;
   }
 
   /** Applies the retention policy to a group this peer just published, still holding its lock. */
@@ -281,7 +332,8 @@ public final class SnapshotOffload implements AutoCloseable {
     }
     workers.shutdownNow();
     GenerationPublisher.stopUploads(uploads);
-    metrics.unregister();
+    metricGroups.forEach(metrics::removeGroup);
+    metrics.release();
     if (ownsStore) {
       store.close();
     }

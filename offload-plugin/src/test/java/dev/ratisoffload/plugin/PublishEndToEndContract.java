@@ -17,7 +17,9 @@ import dev.ratisoffload.refkv.FileListKvStateMachine;
 import dev.ratisoffload.refkv.KvStateMachine;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ObjectConflictException;
+import dev.ratisoffload.store.ForwardingObjectStore;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.testkit.RatisCluster;
 import io.prometheus.client.CollectorRegistry;
 import java.io.IOException;
@@ -79,8 +81,9 @@ abstract class PublishEndToEndContract {
         .stateMachines(group -> group.equals(fileListGroup) ? new FileListKvStateMachine() : new KvStateMachine())
         .properties(peer -> new RaftProperties(offloadKeys))
         .attach(server -> {
+          // Prometheus's default registry, shared by the three servers of this JVM.
           SnapshotOffload offload = SnapshotOffload.builder(server.raftServer(), server.properties())
-              .store(store).registry(new CollectorRegistry()).withoutSchedule().attach();
+              .store(store).withoutSchedule().attach();
           offloads.put(server.id(), offload);
           return offload;
         })
@@ -134,6 +137,9 @@ abstract class PublishEndToEndContract {
             assertTrue(manifest.files().get(0).md5() != null, "Ratis's MD5 is recorded");
           }
           assertEquals(published.totalBytes(), manifest.totalBytes());
+          assertEquals(manifest.createdAt().toEpochMilli() / 1000.0, CollectorRegistry.defaultRegistry.getSampleValue(
+              "ratis_offload_newest_generation_timestamp_seconds", new String[] {"group"},
+              new String[] {group.getUuid().toString()}));
         } else {
           assertEquals(SkipReason.NOT_LEADER, assertInstanceOf(PublishResult.Skipped.class, result).reason());
         }
@@ -280,6 +286,29 @@ abstract class PublishEndToEndContract {
       assertEquals(published.totalBytes(), budgeted.bandwidthBudget().acquiredBytes(),
           "every byte of the snapshot was read within the budget");
       new GenerationReader(store).verify(published.id());
+    }
+  }
+
+  /** A store that lets the plugin write but not delete (no s3:DeleteObject) is up, and publishing works. */
+  @Test
+  void aStoreWithoutDeletePermissionIsUpAndTakesGenerations() throws IOException {
+    RaftGroupId group = cluster.groupIds().get(2);
+    long index = writeAndSnapshot(group, 200, "nodelete-");
+    RaftPeerId leader = cluster.leaderOf(group);
+    CollectorRegistry registry = new CollectorRegistry();
+    ObjectStore noDelete = new ForwardingObjectStore(openStore()) {
+      @Override
+      public void delete(String key) {
+        throw new StoreAccessException("access denied deleting " + key, null);
+      }
+    };
+    try (SnapshotOffload offload = SnapshotOffload.builder(cluster.server(leader).raftServer(),
+        cluster.server(leader).properties()).store(noDelete).registry(registry).withoutSchedule().attach()) {
+      assertEquals(1.0, registry.getSampleValue("ratis_offload_store_up"), "the start-up check passed");
+      assertEquals(index, assertInstanceOf(PublishResult.Published.class, offload.publishNow(group)).id().index());
+      assertEquals(1.0, registry.getSampleValue("ratis_offload_store_up"));
+    } finally {
+      noDelete.close();
     }
   }
 

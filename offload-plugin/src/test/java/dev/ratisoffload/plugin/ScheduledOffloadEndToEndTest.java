@@ -223,6 +223,23 @@ class ScheduledOffloadEndToEndTest {
     assertEquals(0.0, metric(follower, "ratis_offload_failed_total", Map.of("group", uuid)));
     assertEquals(0.0, metric(follower, "ratis_offload_skipped_total", Map.of("group", uuid, "reason", "in_flight")));
     assertTrue(metric(leader, "ratis_offload_skipped_total", Map.of("group", uuid, "reason", "unchanged")) >= 0);
+    // Freshness is read from the store by every peer: the follower reports a generation that is stored.
+    Await.until("the follower reports the group's newest generation", WAIT,
+        () -> storedCreationTimes(group).contains(
+            metric(follower, "ratis_offload_newest_generation_timestamp_seconds", Map.of("group", uuid))));
+    assertEquals(1.0, metric(follower, "ratis_offload_store_up", Map.of()));
+  }
+
+  /** The creation time, in Unix seconds, of each generation of the group the store holds now. */
+  private Set<Double> storedCreationTimes(RaftGroupId group) {
+    Set<Double> times = new java.util.HashSet<>();
+    for (StoredGeneration g : generations(group)) {
+      Manifest m = verifyUnlessCollected(g);
+      if (m != null) {
+        times.add(m.createdAt().toEpochMilli() / 1000.0);
+      }
+    }
+    return times;
   }
 
   @Test
@@ -294,13 +311,17 @@ class ScheduledOffloadEndToEndTest {
     try {
       Await.until("failures counted while the store is down", WAIT,
           () -> metric(leader, "ratis_offload_failed_total", Map.of("group", uuid)) > failedBefore);
-      Await.until("store_up is 0", WAIT, () -> metric(leader, "ratis_offload_store_up", Map.of()) == 0.0);
+      for (RaftPeerId peer : cluster.peerIds()) { // followers probe the store each pass too
+        Await.until(peer + " reports store_up 0", WAIT, () -> metric(peer, "ratis_offload_store_up", Map.of()) == 0.0);
+      }
     } finally {
       s3.restart();
     }
     int before = generations(group).size();
     Await.until("publishing resumes after the store returns", WAIT, () -> generations(group).size() > before);
-    Await.until("store_up is 1 again", WAIT, () -> metric(cluster.leaderOf(group), "ratis_offload_store_up", Map.of()) == 1.0);
+    for (RaftPeerId peer : cluster.peerIds()) {
+      Await.until(peer + " reports store_up 1 again", WAIT, () -> metric(peer, "ratis_offload_store_up", Map.of()) == 1.0);
+    }
     for (StoredGeneration g : generations(group)) {
       verifyUnlessCollected(g); // nothing partial is visible
     }
@@ -369,6 +390,15 @@ class ScheduledOffloadEndToEndTest {
       Await.until("the restarted leader found its snapshot unchanged", WAIT,
           () -> metric(leader, "ratis_offload_skipped_total", Map.of("group", uuid, "reason", "unchanged")) >= 2);
       assertEquals(0.0, metric(leader, "ratis_offload_published_total", Map.of("group", uuid)));
+      // What an alert on freshness needs after a restart: the newest generation's time, not 0.
+      assertEquals(0.0, metric(leader, "ratis_offload_last_success_timestamp_seconds", Map.of("group", uuid)));
+      double newestCreated = new GenerationReader(reader).readManifest(
+          generations(group).get(generations(group).size() - 1).id()).createdAt().toEpochMilli() / 1000.0;
+      for (RaftPeerId peer : cluster.peerIds()) {
+        Await.until(peer + " reports the newest generation of " + group + " after the restart", WAIT,
+            () -> metric(peer, "ratis_offload_newest_generation_timestamp_seconds", Map.of("group", uuid))
+                == newestCreated);
+      }
     }
     cluster.groupIds().forEach(g -> assertEquals(newest.get(g), newestIndex(g), "no newer generation of " + g));
   }
