@@ -1,5 +1,6 @@
 package dev.ratisoffload.format;
 
+import java.time.Instant;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -10,6 +11,8 @@ import java.util.regex.Pattern;
  * <pre>
  * ratis/manifests/&lt;cluster&gt;/&lt;group uuid&gt;/&lt;index, 19 digits&gt;-&lt;term, 19 digits&gt;.manifest
  * ratis/chunks/&lt;cluster&gt;/&lt;group uuid&gt;/&lt;first 2 hex of sha256&gt;/&lt;sha256&gt;
+ * ratis/verifications/&lt;cluster&gt;/&lt;group uuid&gt;/&lt;index&gt;-&lt;term&gt;/&lt;epoch ms, 19 digits&gt;-&lt;ok|damaged&gt;-&lt;unique&gt;.verification
+ * ratis/damaged/&lt;cluster&gt;/&lt;group uuid&gt;/&lt;sha256&gt;-&lt;epoch ms&gt;
  * </pre>
  *
  * Manifests and chunks live in separate trees so listing generations never pages through chunks; both
@@ -20,9 +23,14 @@ public final class Layout {
 
   public static final String MANIFESTS = "ratis/manifests/";
   public static final String CHUNKS = "ratis/chunks/";
+  public static final String VERIFICATIONS = "ratis/verifications/";
+  public static final String DAMAGED = "ratis/damaged/";
   private static final String SUFFIX = ".manifest";
   private static final Pattern MANIFEST_KEY = Pattern.compile(
       "ratis/manifests/([^/]+)/([^/]+)/([0-9]{19})-([0-9]{19})\\.manifest");
+
+  private static final Pattern VERIFICATION_KEY = Pattern.compile(
+      "ratis/verifications/([^/]+)/([^/]+)/([0-9]{19})-([0-9]{19})/([0-9]{19})-(ok|damaged)-[0-9a-f]{8,32}\\.verification");
 
   private Layout() {}
 
@@ -60,6 +68,48 @@ public final class Layout {
       throw new IllegalArgumentException("not a SHA-256: " + sha256);
     }
     return chunkPrefix(cluster, group) + sha256.substring(0, 2) + "/" + sha256;
+  }
+
+  /** Where the verification records of a group's generations lie. */
+  public static String verificationPrefix(String cluster, String group) {
+    return VERIFICATIONS + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
+  }
+
+  /**
+   * A verification record's key: the generation, the time and the result are in the key, so one listing
+   * tells when each generation was last verified and how, without reading a record.
+   */
+  public static String verificationKey(GenerationId id, Instant verifiedAt, boolean ok, String unique) {
+    return verificationPrefix(id.cluster(), id.group()) + String.format("%019d-%019d/%019d-%s-%s.verification",
+        id.index(), id.term(), verifiedAt.toEpochMilli(), ok ? "ok" : "damaged", unique);
+  }
+
+  /** What a verification record's key says; empty for any other key. */
+  public static Optional<VerificationMark> parseVerificationKey(String key) {
+    Matcher m = VERIFICATION_KEY.matcher(key);
+    if (!m.matches() || !ManifestRules.isValidClusterId(m.group(1))) {
+      return Optional.empty();
+    }
+    try {
+      GenerationId id = new GenerationId(m.group(1), ManifestRules.requireGroupUuid(m.group(2)),
+          Long.parseLong(m.group(4)), Long.parseLong(m.group(3)));
+      return Optional.of(new VerificationMark(id, Instant.ofEpochMilli(Long.parseLong(m.group(5))),
+          m.group(6).equals("ok"), key));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** A verification record as its key describes it. */
+  public record VerificationMark(GenerationId id, Instant verifiedAt, boolean ok, String key) {}
+
+  /** Where a damaged chunk is kept for inspection once a scrub moved it aside. */
+  public static String damagedChunkKey(String cluster, String group, String sha256, Instant movedAt) {
+    if (!Hashes.isSha256Hex(sha256)) {
+      throw new IllegalArgumentException("not a SHA-256: " + sha256);
+    }
+    return DAMAGED + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/"
+        + sha256 + "-" + movedAt.toEpochMilli();
   }
 
   /** Parses a manifest key; empty for any other key (including malformed names under the tree). */

@@ -93,4 +93,18 @@ final class ConfigValues {
     }
     return d;
   }
+
+  /** Bytes per second, such as {@code 64MB}; 0 means no limit. */
+  static long bandwidth(RaftProperties p, String key, org.apache.ratis.util.SizeInBytes defaultValue) {
+    String value = optional(p, key);
+    try {
+      long bytesPerSecond = size(p, key, defaultValue);
+      if (bytesPerSecond >= 0) {
+        return bytesPerSecond;
+      }
+    } catch (IllegalArgumentException e) {
+      // reported below, with what is expected here
+    }
+    throw invalid(key, value, "expected 0 (no limit) or bytes per second such as " + defaultValue.getInput());
+  }
 }

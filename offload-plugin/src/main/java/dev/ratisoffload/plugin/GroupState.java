@@ -16,6 +16,9 @@ final class GroupState {
   private long highWater = Long.MIN_VALUE;
   private GenerationId newest;
   private Instant newestCreatedAt;
+  /** The index of a generation a scrub found damaged, to publish again though it is stored; -1 if none. */
+  private long healIndex = -1;
+  private boolean scrubNow;
 
   /** The generation's creation time, read from its manifest only when the newest generation changed. */
   Instant createdAt(GenerationId generation, Supplier<Instant> read) {
@@ -36,5 +39,26 @@ final class GroupState {
 
   void published(long index) {
     highWater = Math.max(highWater, index);
+    if (index >= healIndex && healIndex >= 0) {
+      healIndex = -1;
+      scrubNow = true; // verify the healed (or newer) generation in this same pass
+    }
+  }
+
+  /** Asks the next pass to publish the generation at this index again, though it is stored. */
+  void heal(long index) {
+    healIndex = index;
+  }
+
+  /** True when a snapshot at this index must be published though it is not newer than the stored one. */
+  boolean mustHeal(long index) {
+    return index == healIndex;
+  }
+
+  /** True once after a publish healed a damaged generation: the next scrub check is due at once. */
+  boolean takeScrubNow() {
+    boolean now = scrubNow;
+    scrubNow = false;
+    return now;
   }
 }

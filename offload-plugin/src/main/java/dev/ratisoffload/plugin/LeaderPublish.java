@@ -73,7 +73,7 @@ final class LeaderPublish {
     try {
       long published = state.highWater(() -> new GenerationReader(store).newest(settings.clusterId(), group)
           .map(g -> g.id().index()).orElse(-1L));
-      if (snapshot.getIndex() <= published) {
+      if (snapshot.getIndex() <= published && !state.mustHeal(snapshot.getIndex())) {
         return new PublishResult.Skipped(SkipReason.UNCHANGED,
             "snapshot " + snapshot.getIndex() + " is already published");
       }
@@ -97,6 +97,15 @@ final class LeaderPublish {
     } catch (IOException | RuntimeException e) {
       return new PublishResult.Failed("publishing snapshot " + snapshot.getIndex() + " (term "
           + snapshot.getTerm() + ") of group " + group + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Whether this peer is the group's leader now. */
+  boolean leads(RaftGroupId groupId) {
+    try {
+      return server.getDivision(groupId).getInfo().isLeader();
+    } catch (IOException e) {
+      return false;
     }
   }
 

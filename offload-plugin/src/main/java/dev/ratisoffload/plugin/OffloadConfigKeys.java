@@ -222,19 +222,50 @@ public final class OffloadConfigKeys {
 
     /** The budget in bytes per second; 0 means no limit. */
     public static long bandwidth(RaftProperties p) {
-      String value = ConfigValues.optional(p, BANDWIDTH_KEY);
-      try {
-        long bytesPerSecond = ConfigValues.size(p, BANDWIDTH_KEY, BANDWIDTH_DEFAULT);
-        if (bytesPerSecond >= 0) {
-          return bytesPerSecond;
-        }
-      } catch (IllegalArgumentException e) {
-        // reported below, with what is expected here
-      }
-      throw ConfigValues.invalid(BANDWIDTH_KEY, value, "expected 0 (no limit) or bytes per second such as 64MB");
+      return ConfigValues.bandwidth(p, BANDWIDTH_KEY, BANDWIDTH_DEFAULT);
     }
 
     /** Sets the budget; {@code 0} for no limit. */
+    public static void setBandwidth(RaftProperties p, SizeInBytes bytesPerSecond) {
+      p.set(BANDWIDTH_KEY, bytesPerSecond.getInput());
+    }
+  }
+
+  /**
+   * Background verification of stored generations: the leader of each group re-reads every chunk of
+   * the group's newest generation once per interval, records the result beside the generation, moves
+   * damaged chunks aside and publishes the group again so they are stored again.
+   */
+  public static final class Scrub {
+    /**
+     * How often each group's newest generation is verified, e.g. {@code 24h}: a scrub runs in the
+     * group's pass when the group's latest verification record is older than this; {@code 0} disables.
+     */
+    public static final String INTERVAL_KEY = PREFIX + ".scrub.interval";
+    public static final TimeDuration INTERVAL_DEFAULT = TimeDuration.valueOf(24, TimeUnit.HOURS);
+    /**
+     * The most bytes per second this peer's scrubs read from the store, all groups together, e.g.
+     * {@code 16MB}; {@code 0} for no limit.
+     */
+    public static final String BANDWIDTH_KEY = PREFIX + ".scrub.bandwidth";
+    public static final SizeInBytes BANDWIDTH_DEFAULT = SizeInBytes.valueOf("16MB");
+
+    private Scrub() {}
+
+    /** The interval; zero when scrubbing is disabled. */
+    public static TimeDuration interval(RaftProperties p) {
+      return ConfigValues.nonNegativeDuration(p, INTERVAL_KEY, INTERVAL_DEFAULT);
+    }
+
+    public static void setInterval(RaftProperties p, TimeDuration interval) {
+      p.set(INTERVAL_KEY, interval.toString());
+    }
+
+    /** The budget in bytes per second; 0 means no limit. */
+    public static long bandwidth(RaftProperties p) {
+      return ConfigValues.bandwidth(p, BANDWIDTH_KEY, BANDWIDTH_DEFAULT);
+    }
+
     public static void setBandwidth(RaftProperties p, SizeInBytes bytesPerSecond) {
       p.set(BANDWIDTH_KEY, bytesPerSecond.getInput());
     }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.plugin;
 
+import dev.ratisoffload.format.VerificationRecord;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.publish.SkipReason;
@@ -25,6 +26,7 @@ final class OffloadMetrics {
   private static final Map<CollectorRegistry, OffloadMetrics> SHARED = new HashMap<>();
 
   private static final String[] GC_KINDS = {"manifest", "chunk"};
+  private static final String[] SCRUB_RESULTS = {VerificationRecord.OK, VerificationRecord.DAMAGED};
 
   private final CollectorRegistry registry;
   private final Counter published;
@@ -39,6 +41,9 @@ final class OffloadMetrics {
   private final Counter gcDeleted;
   private final Counter gcFailed;
   private final Gauge newestGeneration;
+  private final Gauge lastVerified;
+  private final Gauge damagedGenerations;
+  private final Counter scrubbed;
   /** How many attached servers use these collectors, and how many of them schedule each group. */
   private int users;
   private final Map<String, Integer> groupHolders = new HashMap<>();
@@ -96,6 +101,15 @@ final class OffloadMetrics {
             "Creation time (Unix) of the group's newest generation in the store, read by every peer;"
                 + " 0 while the store holds none.")
         .labelNames("group").register(registry);
+    lastVerified = Gauge.build("ratis_offload_last_verified_timestamp_seconds",
+            "Time (Unix) of the newest verification record of any of the group's generations in the store;"
+                + " 0 while none was verified.")
+        .labelNames("group").register(registry);
+    damagedGenerations = Gauge.build("ratis_offload_damaged_generations",
+            "Generations of the group whose latest verification found damage.")
+        .labelNames("group").register(registry);
+    scrubbed = Counter.build("ratis_offload_scrubs_total", "Scrubs this peer ran, by result (ok or damaged).")
+        .labelNames("group", "result").register(registry);
   }
 
   /** Creates every series of the group at zero, unless another server here holds the group already. */
@@ -120,6 +134,11 @@ final class OffloadMetrics {
     }
     gcFailed.labels(group);
     newestGeneration.labels(group);
+    lastVerified.labels(group);
+    damagedGenerations.labels(group);
+    for (String result : SCRUB_RESULTS) {
+      scrubbed.labels(group, result);
+    }
   }
 
   /** Drops the series of a group this server no longer hosts, once no other server here holds it. */
@@ -145,6 +164,11 @@ final class OffloadMetrics {
     }
     gcFailed.remove(group);
     newestGeneration.remove(group);
+    lastVerified.remove(group);
+    damagedGenerations.remove(group);
+    for (String result : SCRUB_RESULTS) {
+      scrubbed.remove(group, result);
+    }
   }
 
   void recordGc(String group, GarbageCollector.GcReport report) {
@@ -178,10 +202,20 @@ final class OffloadMetrics {
     newestGeneration.labels(group).set(createdAt.toEpochMilli() / 1000.0);
   }
 
+  /** What the store says of the group's verifications: the newest one's time, and how many are damaged. */
+  void verifications(String group, Instant lastVerifiedAt, int damaged) {
+    lastVerified.labels(group).set(lastVerifiedAt == null ? 0 : lastVerifiedAt.toEpochMilli() / 1000.0);
+    damagedGenerations.labels(group).set(damaged);
+  }
+
+  void scrubbed(String group, VerificationRecord record) {
+    scrubbed.labels(group, record.result()).inc();
+  }
+
   private void unregister() {
     for (io.prometheus.client.Collector c : new io.prometheus.client.Collector[] {
         published, skipped, failed, lastPublishedIndex, lastSuccess, storeUp, duration, payload,
-        uploadedBytes, gcDeleted, gcFailed, newestGeneration}) {
+        uploadedBytes, gcDeleted, gcFailed, newestGeneration, lastVerified, damagedGenerations, scrubbed}) {
       registry.unregister(c);
     }
   }

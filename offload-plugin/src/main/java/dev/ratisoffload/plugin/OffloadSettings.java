@@ -28,7 +28,9 @@ record OffloadSettings(
     int concurrency,
     boolean preflightRequired,
     long snapshotTriggerGap,
-    RetentionPolicy retention) {
+    RetentionPolicy retention,
+    Duration scrubInterval,
+    long scrubBandwidth) {
 
   static OffloadSettings read(RaftProperties p) {
     String uriText = OffloadConfigKeys.Store.uri(p);
@@ -63,7 +65,8 @@ record OffloadSettings(
         OffloadConfigKeys.Upload.bandwidth(p),
         toDuration(OffloadConfigKeys.Schedule.interval(p)), toDuration(OffloadConfigKeys.Schedule.jitter(p)),
         OffloadConfigKeys.Schedule.concurrency(p), OffloadConfigKeys.Preflight.required(p),
-        OffloadConfigKeys.Snapshot.triggerGap(p), OffloadConfigKeys.Retention.policy(p));
+        OffloadConfigKeys.Snapshot.triggerGap(p), OffloadConfigKeys.Retention.policy(p),
+        toDuration(OffloadConfigKeys.Scrub.interval(p)), OffloadConfigKeys.Scrub.bandwidth(p));
   }
 
   private static Duration toDuration(TimeDuration d) {

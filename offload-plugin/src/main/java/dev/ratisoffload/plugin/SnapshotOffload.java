@@ -1,12 +1,17 @@
 package dev.ratisoffload.plugin;
 
 import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.Layout.VerificationMark;
+import dev.ratisoffload.format.VerificationRecord;
+import dev.ratisoffload.format.VerificationRecords;
 import dev.ratisoffload.publish.BandwidthBudget;
 import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.retention.GarbageCollector;
+import dev.ratisoffload.scrub.Scrubber;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.store.StoreException;
@@ -14,7 +19,9 @@ import dev.ratisoffload.store.StoreUnavailableException;
 import dev.ratisoffload.store.Stores;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -57,6 +64,9 @@ public final class SnapshotOffload implements AutoCloseable {
   private final ExecutorService workers;
   /** One for the peer: every group publishing here at once shares it. */
   private final BandwidthBudget budget;
+  /** Null when {@code offload.scrub.interval} is 0. */
+  private final Scrubber scrubber;
+  private final String verifiedBy;
   private final OffloadMetrics metrics;
   private final Clock clock;
   private final PublishScheduler scheduler;
@@ -75,12 +85,15 @@ public final class SnapshotOffload implements AutoCloseable {
     this.workers = Executors.newFixedThreadPool(settings.concurrency(),
         PublishScheduler.daemon("offload-publish"));
     this.budget = BandwidthBudget.forReading(settings.uploadBandwidth());
+    this.scrubber = settings.scrubInterval().isZero() ? null
+        : new Scrubber(store, b.clock, BandwidthBudget.forReading(settings.scrubBandwidth())::acquire);
+    this.verifiedBy = "offload plugin on peer " + safePeerId(b.server);
     this.leaderPublish = new LeaderPublish(server, settings, store, new GenerationPublisher(store,
         settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock, budget), shutdown);
     this.metrics = OffloadMetrics.acquire(b.registry);
     this.clock = b.clock;
     this.scheduler = b.scheduled
-        ? new PublishScheduler(server::getGroupIds, this::publishNow, new PublishScheduler.GroupListener() {
+        ? new PublishScheduler(server::getGroupIds, this::passNow, new PublishScheduler.GroupListener() {
           @Override
           public void added(RaftGroupId group) {
             if (metricGroups.add(group.getUuid().toString())) {
@@ -179,8 +192,7 @@ public final class SnapshotOffload implements AutoCloseable {
    * still counts as up.
    */
   private void preflight() {
-    String peer = server.getId().toString().replaceAll("[^A-Za-z0-9_=-]", "_");
-    String probe = "ratis/probes/" + settings.clusterId() + "/" + peer + "-" + System.nanoTime();
+    String probe = "ratis/probes/" + settings.clusterId() + "/" + safePeerId(server) + "-" + System.nanoTime();
     try {
       store.putIfAbsent(probe, dev.ratisoffload.store.Content.of(new byte[] {1}));
       metrics.storeUp(true);
@@ -211,6 +223,11 @@ public final class SnapshotOffload implements AutoCloseable {
     }
   }
 
+  /** The peer's id as a key segment (and printable text). */
+  private static String safePeerId(RaftServer server) {
+    return server.getId().toString().replaceAll("[^A-Za-z0-9_=-]", "_");
+  }
+
   /** The peer's publish bandwidth budget ({@code offload.upload.bandwidth}). */
   BandwidthBudget bandwidthBudget() {
     return budget;
@@ -225,8 +242,20 @@ public final class SnapshotOffload implements AutoCloseable {
     return results;
   }
 
-  /** Publishes the group's latest snapshot if this peer leads the group and it is not yet stored. */
+  /**
+   * Publishes the group's latest snapshot if this peer leads the group and it is not yet stored, then
+   * reads the group's state in the store for the metrics. Scrubbing runs in scheduled passes only.
+   */
   public PublishResult publishNow(RaftGroupId groupId) {
+    return pass(groupId, false);
+  }
+
+  /** A scheduled pass: {@link #publishNow}, then, on the leader, a scrub of the group when one is due. */
+  PublishResult passNow(RaftGroupId groupId) {
+    return pass(groupId, true);
+  }
+
+  private PublishResult pass(RaftGroupId groupId, boolean scrub) {
     if (shutdown.isClosed()) {
       return new PublishResult.Skipped(SkipReason.CLOSED, "offload is closed");
     }
@@ -246,8 +275,11 @@ public final class SnapshotOffload implements AutoCloseable {
       log(groupId, result);
       if (result instanceof PublishResult.Failed failed && unreachable(failed.cause())) {
         metrics.storeUp(false);
-      } else {
-        readNewestGeneration(group, state);
+        return result;
+      }
+      GroupView view = observe(group, state);
+      if (scrub) {
+        scrubIfDue(groupId, group, state, view);
       }
       return result;
     } finally {
@@ -255,20 +287,25 @@ public final class SnapshotOffload implements AutoCloseable {
     }
   }
 
+
   /**
    * The pass's probe of the store, on every peer, leader or not: one listing of the group's manifests
-   * (and a read of the newest manifest when it changed) sets {@code store_up} and the group's freshness
-   * from what the store holds, so neither depends on which peer leads or on when it started.
+   * and one of its verification records (and a read of the newest manifest when it changed) set
+   * {@code store_up}, the group's freshness and its verification gauges from what the store holds, so
+   * none depends on which peer leads or on when it started. Null when the store could not be read.
    */
-  private void readNewestGeneration(String group, GroupState state) {
+  private GroupView observe(String group, GroupState state) {
     GenerationReader reader = new GenerationReader(store);
     try {
-      Optional<GenerationReader.StoredGeneration> newest = reader.newest(settings.clusterId(), group);
+      List<GenerationReader.StoredGeneration> generations =
+          reader.list(Layout.manifestPrefix(settings.clusterId(), group));
+      Map<GenerationId, VerificationMark> verified = VerificationRecords.latest(store, settings.clusterId(), group);
       metrics.storeUp(true);
-      if (newest.isPresent()) {
-        GenerationId id = newest.get().id();
-        metrics.newestGeneration(group, state.createdAt(id, () -> reader.readManifest(id).createdAt()));
-      }
+      GroupView view = new GroupView(generations.stream().map(GenerationReader.StoredGeneration::id).toList(), verified);
+      metrics.verifications(group, view.lastVerifiedAt(), view.damaged());
+      view.newest().ifPresent(id ->
+          metrics.newestGeneration(group, state.createdAt(id, () -> reader.readManifest(id).createdAt())));
+      return view;
     } catch (StoreException e) {
       if (unreachable(e)) {
         metrics.storeUp(false);
@@ -276,6 +313,68 @@ public final class SnapshotOffload implements AutoCloseable {
         LOG.warn("group {}: cannot read its newest generation's manifest ({}); its freshness gauge keeps"
             + " its last value; run `offload verify` for the group", group, e.getMessage());
       }
+      return null;
+    }
+  }
+
+  /**
+   * On the group's leader, verifies the group's newest generation when the group's latest verification
+   * is older than {@code offload.scrub.interval} (or a publish just healed it); damage makes the next
+   * pass publish the generation again, so the chunks moved aside are stored again.
+   */
+  private void scrubIfDue(RaftGroupId groupId, String group, GroupState state, GroupView view) {
+    boolean healed = state.takeScrubNow();
+    if (view == null || scrubber == null || view.newest().isEmpty() || !leaderPublish.leads(groupId)) {
+      return;
+    }
+    Instant last = view.lastVerifiedAt();
+    if (!healed && last != null && last.plus(settings.scrubInterval()).isAfter(clock.instant())) {
+      return;
+    }
+    GenerationId newest = view.newest().get();
+    try {
+      Optional<VerificationRecord> record = scrubber.scrub(newest, verifiedBy, true);
+      if (record.isEmpty()) {
+        return; // removed by retention meanwhile
+      }
+      metrics.scrubbed(group, record.get());
+      if (record.get().ok()) {
+        LOG.info("scrubbed generation {} of group {}: every chunk intact", newest.index(), group);
+      } else {
+        state.heal(newest.index());
+        LOG.error("scrub of generation {} (term {}) of group {} found damage: {}{}; the damaged chunks were moved"
+                + " aside and the next pass publishes the group again to store them anew",
+            newest.index(), newest.term(), group, record.get().damaged(),
+            record.get().note() == null ? "" : " (" + record.get().note() + ")");
+      }
+      observe(group, state);
+    } catch (StoreException e) {
+      LOG.warn("scrub of group {} stopped: {}; no verification was recorded, the next pass retries", group,
+          e.getMessage());
+      if (unreachable(e)) {
+        metrics.storeUp(false);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The group as one pass found it in the store. */
+  private record GroupView(List<GenerationId> generations, Map<GenerationId, VerificationMark> verified) {
+
+    Optional<GenerationId> newest() {
+      return generations.isEmpty() ? Optional.empty() : Optional.of(generations.get(generations.size() - 1));
+    }
+
+    /** The newest verification of a generation still stored; null if none. */
+    Instant lastVerifiedAt() {
+      return generations.stream().map(verified::get).filter(java.util.Objects::nonNull)
+          .map(VerificationMark::verifiedAt).max(Instant::compareTo).orElse(null);
+    }
+
+    int damaged() {
+      return (int) generations.stream().map(verified::get)
+          .filter(mark -> mark != null && !mark.ok()).count();
     }
   }
 

@@ -2,6 +2,7 @@ package dev.ratisoffload.publish;
 
 import dev.ratisoffload.format.Chunker;
 import dev.ratisoffload.format.ChunkingPolicy;
+import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
@@ -9,6 +10,7 @@ import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
 import dev.ratisoffload.format.ToolVersion;
 import dev.ratisoffload.store.Content;
+import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.ObjectStore.PutOutcome;
@@ -128,7 +130,15 @@ public final class GenerationPublisher {
         if (stop != null) {
           return new PublishResult.Skipped(stop, "checked before writing the manifest");
         }
-        store.putIfAbsent(id.manifestKey(), Content.of(encoded));
+        try {
+          store.putIfAbsent(id.manifestKey(), Content.of(encoded));
+        } catch (ObjectConflictException e) {
+          // Published before (a scrub found chunks of it damaged): this publish stored again what was
+          // missing, which heals it if the stored manifest names the same files.
+          if (!new GenerationReader(store).readManifest(id).files().equals(manifest.files())) {
+            throw e;
+          }
+        }
         return new PublishResult.Published(id, id.manifestKey(), upload.uploadedBytes.get(),
             manifest.totalBytes(), upload.uploadedChunks.get(), upload.totalChunks.get(),
             Duration.ofNanos(System.nanoTime() - started));

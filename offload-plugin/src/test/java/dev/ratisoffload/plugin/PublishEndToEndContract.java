@@ -10,6 +10,8 @@ import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
+import dev.ratisoffload.format.VerificationRecord;
+import dev.ratisoffload.format.VerificationRecords;
 import dev.ratisoffload.publish.FaultyStore;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
@@ -137,9 +139,8 @@ abstract class PublishEndToEndContract {
             assertTrue(manifest.files().get(0).md5() != null, "Ratis's MD5 is recorded");
           }
           assertEquals(published.totalBytes(), manifest.totalBytes());
-          assertEquals(manifest.createdAt().toEpochMilli() / 1000.0, CollectorRegistry.defaultRegistry.getSampleValue(
-              "ratis_offload_newest_generation_timestamp_seconds", new String[] {"group"},
-              new String[] {group.getUuid().toString()}));
+          assertEquals(manifest.createdAt().toEpochMilli() / 1000.0,
+              sample("ratis_offload_newest_generation_timestamp_seconds", group.getUuid().toString()));
         } else {
           assertEquals(SkipReason.NOT_LEADER, assertInstanceOf(PublishResult.Skipped.class, result).reason());
         }
@@ -287,6 +288,45 @@ abstract class PublishEndToEndContract {
           "every byte of the snapshot was read within the budget");
       new GenerationReader(store).verify(published.id());
     }
+  }
+
+  /**
+   * A scheduled pass scrubs the group's newest generation: a changed chunk is recorded and moved aside,
+   * the damage shows in the metrics, and the next pass publishes the same snapshot again, which stores
+   * the chunk anew; the scrub that follows finds the generation whole.
+   */
+  @Test
+  void aScrubFindsADamagedChunkAndTheNextPassHealsIt() throws IOException {
+    RaftGroupId group = cluster.groupIds().get(0);
+    String uuid = group.getUuid().toString();
+    PublishResult.Published published = writeSnapshotAndPublish(group, 500, "scrub-");
+    SnapshotOffload leader = offloads.get(cluster.leaderOf(group));
+    Manifest.ChunkRef victim = new GenerationReader(store).readManifest(published.id()).files().get(0).chunks().get(0);
+    String key = Layout.chunkKey(CLUSTER_ID, uuid, victim.sha256());
+    byte[] changed = readAll(key);
+    changed[changed.length / 2] ^= 0x20;
+    store.delete(key);
+    store.putIfAbsent(key, Content.of(changed));
+
+    assertEquals(SkipReason.UNCHANGED, assertInstanceOf(PublishResult.Skipped.class, leader.passNow(group)).reason());
+    Layout.VerificationMark found = VerificationRecords.latest(store, CLUSTER_ID, uuid).get(published.id());
+    assertTrue(found != null && !found.ok(), "the damage is recorded: " + found);
+    VerificationRecord record = VerificationRecords.read(store, found.key());
+    assertEquals(VerificationRecord.Damage.WRONG_CONTENT, record.damaged().get(0).problem());
+    assertArrayEquals(changed, readAll(record.damaged().get(0).keptAt()), "kept for inspection");
+    assertEquals(1.0, sample("ratis_offload_damaged_generations", uuid));
+
+    PublishResult.Published healed = assertInstanceOf(PublishResult.Published.class, leader.passNow(group));
+    assertEquals(published.id(), healed.id(), "the same generation, published again");
+    assertEquals(victim.size(), healed.uploadedBytes(), "only the chunk moved aside was stored again");
+    new GenerationReader(store).verify(published.id());
+    assertTrue(VerificationRecords.latest(store, CLUSTER_ID, uuid).get(published.id()).ok(), "verified whole again");
+    assertEquals(0.0, sample("ratis_offload_damaged_generations", uuid));
+    assertTrue(sample("ratis_offload_last_verified_timestamp_seconds", uuid) > 0);
+  }
+
+  private static Double sample(String name, String group) {
+    return CollectorRegistry.defaultRegistry.getSampleValue(name, new String[] {"group"}, new String[] {group});
   }
 
   /** A store that lets the plugin write but not delete (no s3:DeleteObject) is up, and publishing works. */

@@ -2,6 +2,9 @@ package dev.ratisoffload.cli;
 
 import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.Layout.VerificationMark;
+import dev.ratisoffload.format.VerificationRecord;
 import dev.ratisoffload.restore.GenerationCatalog;
 import dev.ratisoffload.restore.Selection;
 import dev.ratisoffload.store.ObjectStore;
@@ -9,6 +12,7 @@ import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -17,7 +21,8 @@ import picocli.CommandLine.Option;
 @Command(name = "list",
     mixinStandardHelpOptions = true,
     description = "Lists stored generations by cluster and group, newest first: group UUID, snapshot index "
-        + "and term, creation time, size and publishing peer.",
+        + "and term, creation time, size, publishing peer, and when each was last verified (by the plugin's "
+        + "scrub or offload verify --record) with the result: ok, or damaged.",
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload list --store s3://backups/ratis --region eu-west-1 \\",
@@ -37,30 +42,28 @@ final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Adv
       description = "Only generations created at or before TIME.")
   private Instant until;
 
-  /** One line of the listing; {@code problem} is set when the manifest is unreadable. */
+  /**
+   * One line of the listing; {@code problem} is set when the manifest is unreadable; {@code verifiedAt}
+   * and {@code verification} ({@code ok} or {@code damaged}) are null when it was never verified.
+   */
   record Listed(String cluster, String group, long index, long term, Instant createdAt, Long bytes,
-      Integer files, String publisher, Long leaderTerm, String manifestKey, String problem) {}
+      Integer files, String publisher, Long leaderTerm, String manifestKey, String problem,
+      Instant verifiedAt, String verification) {}
 
   @Override
   public Integer call() {
     Selection selection = selectionOptions.selection();
     try (ObjectStore store = openStore()) {
       GenerationCatalog catalog = new GenerationCatalog(store);
-      List<StoredGeneration> generations = catalog.find(selection).values().stream()
-          .flatMap(List::stream).toList();
+      var found = catalog.find(selection);
+      List<StoredGeneration> generations = found.values().stream().flatMap(List::stream).toList();
+      Map<GenerationId, VerificationMark> verified = catalog.verifications(found.keySet());
       List<Listed> listed = catalog.read(generations).stream()
           // a manifest removed since it was listed (retention on a live store) is no generation any more
           .filter(e -> e.problem() == null || !catalog.removedSinceListed(e.stored().id()))
           .filter(e -> since == null || !e.createdAt().isBefore(since))
           .filter(e -> until == null || !e.createdAt().isAfter(until))
-          .map(e -> e.manifest() == null
-              ? new Listed(e.stored().id().cluster(), e.stored().id().group(), e.stored().id().index(),
-                  e.stored().id().term(), e.createdAt(), null, null, null, null,
-                  e.stored().id().manifestKey(), e.problem().getMessage())
-              : new Listed(e.manifest().cluster(), e.manifest().group(), e.manifest().index(),
-                  e.manifest().term(), e.manifest().createdAt(), e.manifest().totalBytes(),
-                  e.manifest().files().size(), e.manifest().publisher().peer(),
-                  e.manifest().publisher().leaderTerm(), e.stored().id().manifestKey(), null))
+          .map(e -> listed(e, verified.get(e.stored().id())))
           .sorted(Comparator.comparing(Listed::cluster).thenComparing(Listed::group)
               .thenComparing(Comparator.comparingLong(Listed::index).reversed()))
           .toList();
@@ -76,6 +79,18 @@ final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Adv
     }
   }
 
+  private static Listed listed(GenerationCatalog.Entry e, VerificationMark mark) {
+    GenerationId id = e.stored().id();
+    Instant verifiedAt = mark == null ? null : mark.verifiedAt();
+    String verification = mark == null ? null : mark.ok() ? VerificationRecord.OK : VerificationRecord.DAMAGED;
+    return e.manifest() == null
+        ? new Listed(id.cluster(), id.group(), id.index(), id.term(), e.createdAt(), null, null, null, null,
+            id.manifestKey(), e.problem().getMessage(), verifiedAt, verification)
+        : new Listed(id.cluster(), id.group(), id.index(), id.term(), e.manifest().createdAt(),
+            e.manifest().totalBytes(), e.manifest().files().size(), e.manifest().publisher().peer(),
+            e.manifest().publisher().leaderTerm(), id.manifestKey(), null, verifiedAt, verification);
+  }
+
   private void print(List<Listed> listed, String store, Selection selection) {
     PrintWriter out = spec.commandLine().getOut();
     if (output.json) {
@@ -87,11 +102,13 @@ final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Adv
       out.flush();
       return;
     }
-    Table table = new Table("CLUSTER", "GROUP", "INDEX", "TERM", "CREATED", "SIZE", "FILES", "PUBLISHER");
+    Table table = new Table("CLUSTER", "GROUP", "INDEX", "TERM", "CREATED", "SIZE", "FILES", "PUBLISHER",
+        "VERIFIED");
     for (Listed l : listed) {
       table.row(l.cluster(), l.group(), l.index(), l.term(), Formats.time(l.createdAt()),
           l.bytes() == null ? "CORRUPT" : ByteSizes.format(l.bytes()), l.files(),
-          l.publisher() == null ? null : l.publisher() + " (term " + l.leaderTerm() + ")");
+          l.publisher() == null ? null : l.publisher() + " (term " + l.leaderTerm() + ")",
+          l.verifiedAt() == null ? "never" : Formats.time(l.verifiedAt()) + " " + l.verification());
     }
     table.print(out);
   }

@@ -2,6 +2,9 @@ package dev.ratisoffload.cli;
 
 import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.format.ToolVersion;
+import dev.ratisoffload.format.VerificationRecord;
+import dev.ratisoffload.format.VerificationRecords;
 import dev.ratisoffload.restore.GenerationCatalog;
 import dev.ratisoffload.restore.GenerationVerifier;
 import dev.ratisoffload.restore.MissingBackupException;
@@ -10,6 +13,7 @@ import dev.ratisoffload.restore.TransferListener;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -29,12 +33,16 @@ import picocli.CommandLine.Option;
         "Exits 3 when anything is missing or corrupt, naming the object and the defect; 4 when the store "
             + "cannot be read. A generation found damaged whose manifest is gone by then, while its group still "
             + "has generations, was removed while it was checked (retention on a live store): it is shown as "
-            + "DELETED, which fails only a group of which no checked generation verified."},
+            + "DELETED, which fails only a group of which no checked generation verified.",
+        "Read-only, unless --record is given: then each generation checked gets a verification record in the "
+            + "store (its time and result, shown by offload list and the plugin's metrics), as the plugin's "
+            + "scrub writes them."},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload verify --store s3://backups/ratis --cluster orders-prod",
         "  offload verify --store file:///mnt/backups --cluster orders-prod \\",
-        "      --group 02511d47-d67c-49a3-9011-abb3109a44c1 --all --json"})
+        "      --group 02511d47-d67c-49a3-9011-abb3109a44c1 --all --json",
+        "  offload verify --store s3://backups/ratis --cluster orders-prod --all --record"})
 final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
 
   @Mixin
@@ -45,6 +53,10 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
 
   @Option(names = "--all", description = "Verify every generation, not only each group's newest.")
   private boolean all;
+
+  @Option(names = "--record", description = "Write a verification record (ok or damaged) beside each "
+      + "generation checked; needs write access to the store. Without it, verify changes nothing.")
+  private boolean record;
 
   /** The verdict on one generation (or on a named group that has none). */
   record Verdict(String cluster, String group, Long index, Long term, Long bytes, String status,
@@ -92,7 +104,7 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
       Verdict first = bad.get(0);
       spec.commandLine().getErr().println("offload verify: " + bad.size() + " of " + verdicts.size()
           + " checked generation(s) are missing or corrupt; first: " + ErrorReporter.oneLine(first.problem())
-          + ". Nothing was changed in the store. " + (DELETED.equals(first.status())
+          + (record ? ". Verification records were written. " : ". Nothing was changed in the store. ") + (DELETED.equals(first.status())
               ? "No checked generation of group " + first.group() + " verified: run offload verify again to check"
                   + " the generations stored now"
               : "Restore another generation with offload restore --index or --at, and find why the data was"
@@ -120,6 +132,10 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
         };
         verdicts.add(new Verdict(id.cluster(), id.group(), id.index(), id.term(),
             e.manifest() == null ? null : e.manifest().totalBytes(), status, message));
+        if (record && !DELETED.equals(status)) {
+          VerificationRecords.write(store, VerificationRecord.of(id, Instant.now(), "offload verify " + ToolVersion.get(),
+              List.of(), problem == null ? null : problem.getMessage()));
+        }
       }
     } finally {
       meter.finished();

@@ -3,6 +3,8 @@ package dev.ratisoffload.restore;
 import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
 import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Layout.VerificationMark;
+import dev.ratisoffload.format.VerificationRecords;
 import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.store.IntegrityException;
@@ -11,6 +13,8 @@ import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -133,6 +137,15 @@ public final class GenerationCatalog {
     } catch (StoreException e) {
       return false;
     }
+  }
+
+  /** The latest verification of each generation of the groups, from one listing per group. */
+  public Map<GenerationId, VerificationMark> verifications(Collection<GroupKey> groups) {
+    Map<GenerationId, VerificationMark> latest = new HashMap<>();
+    for (GroupKey key : groups) {
+      latest.putAll(VerificationRecords.latest(store, key.cluster(), key.group()));
+    }
+    return latest;
   }
 
   public String describeStore() {

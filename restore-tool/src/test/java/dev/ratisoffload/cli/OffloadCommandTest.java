@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.VerificationRecord;
+import dev.ratisoffload.format.VerificationRecords;
 import dev.ratisoffload.restore.Generations;
 import dev.ratisoffload.store.DirectoryObjectStore;
 import dev.ratisoffload.store.ForwardingObjectStore;
@@ -238,6 +241,41 @@ class OffloadCommandTest {
     JSON.readTree(r.out()).forEach(v -> statuses.put(v.get("index").asLong(),
         v.has("status") ? v.get("status").asText() : "listed"));
     return statuses;
+  }
+
+  /**
+   * verify writes nothing unless asked; with --record each generation checked gets a verification record,
+   * which list shows (and the plugin's metrics and retention read).
+   */
+  @Test
+  void verifyRecordsWhenAskedAndListShowsTheLastVerification() throws Exception {
+    Path store = copyOfStore();
+    String uri = store.toUri().toString();
+    Cli.Result untouched = Cli.run("verify", "--store", uri, "--cluster", CLUSTER, "--all");
+    assertEquals(0, untouched.code(), untouched.toString());
+    assertFalse(Files.exists(store.resolve("ratis/verifications")), "read-only without --record");
+    assertTrue(Cli.run("list", "--store", uri, "--cluster", CLUSTER).out().contains("never"));
+
+    Path chunk = firstChunk(store, G2);
+    byte[] bytes = Files.readAllBytes(chunk);
+    bytes[0] ^= (byte) 0x80;
+    Files.write(chunk, bytes);
+    Cli.Result recorded = Cli.run("verify", "--store", uri, "--cluster", CLUSTER, "--all", "--record");
+    assertEquals(3, recorded.code(), recorded.toString());
+    assertTrue(recorded.err().contains("Verification records were written"), recorded.toString());
+
+    JsonNode listed = JSON.readTree(Cli.run("list", "--store", uri, "--cluster", CLUSTER, "--json").out());
+    Map<String, String> results = new java.util.HashMap<>();
+    listed.forEach(l -> results.put(l.get("group").asText() + "/" + l.get("index").asLong(), l.get("verification").asText()));
+    assertEquals(Map.of(G1 + "/300", "ok", G1 + "/100", "ok", G2 + "/40", "damaged"), results);
+    listed.forEach(l -> assertFalse(l.get("verifiedAt").isNull(), l.toString()));
+    Map<GenerationId, Layout.VerificationMark> marks = VerificationRecords.latest(new DirectoryObjectStore(store), CLUSTER, G2);
+    VerificationRecord damaged = VerificationRecords.read(new DirectoryObjectStore(store),
+        marks.values().iterator().next().key());
+    assertTrue(damaged.note().contains(chunk.getFileName().toString()), damaged.toString());
+    assertTrue(damaged.verifiedBy().startsWith("offload verify"), damaged.toString());
+    Cli.Result table = Cli.run("list", "--store", uri, "--cluster", CLUSTER);
+    assertTrue(table.out().lines().anyMatch(l -> l.contains(G2) && l.endsWith("damaged")), table.toString());
   }
 
   @Test
