@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.ratisoffload.text.Printable;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -93,13 +94,9 @@ public final class HashedJson {
     return document;
   }
 
-  /** At most 80 characters of text, with anything not printable ASCII shown as '?'. */
+  /** At most 80 characters of text, made safe to print ({@link Printable#excerpt}). */
   public static String printable(String text) {
-    if (text == null) {
-      return "null";
-    }
-    String cut = text.length() > 80 ? text.substring(0, 80) + "..." : text;
-    return cut.replaceAll("[^\\x20-\\x7e]", "?");
+    return Printable.excerpt(text);
   }
 
   private static String firstLine(String message) {

@@ -1,5 +1,6 @@
 package dev.ratisoffload.format;
 
+import dev.ratisoffload.text.Printable;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -65,7 +66,7 @@ public final class Layout {
 
   public static String chunkKey(String cluster, String group, String sha256) {
     if (!Hashes.isSha256Hex(sha256)) {
-      throw new IllegalArgumentException("not a SHA-256: " + sha256);
+      throw new IllegalArgumentException("not a SHA-256: " + Printable.excerpt(sha256));
     }
     return chunkPrefix(cluster, group) + sha256.substring(0, 2) + "/" + sha256;
   }

@@ -1,7 +1,10 @@
 package dev.ratisoffload.format;
 
+import dev.ratisoffload.text.Printable;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -15,6 +18,10 @@ public final class ManifestRules {
   private static final Pattern CLUSTER_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
   private static final Pattern PATH_SEGMENT = Pattern.compile("[A-Za-z0-9._+=,@-]{1,255}");
   private static final int MAX_PATH = 1024;
+  /** The longest name a file system takes for one path segment (NAME_MAX of ext4, XFS, ...), in bytes. */
+  public static final int MAX_SEGMENT_BYTES = 255;
+  /** A restore writes Ratis's MD5 sidecar, {@code <path>.md5}, beside each file that has an MD5. */
+  public static final String MD5_SIDECAR_SUFFIX = ".md5";
   /** Names Ratis owns in a group directory; a restore writes them itself. */
   private static final Set<String> RESERVED_TOP = Set.of("current", "in_use.lock");
 
@@ -27,7 +34,7 @@ public final class ManifestRules {
   /** Throws unless the cluster id is 1-64 of letters, digits, '.', '_' and '-', not starting with '.'. */
   public static String requireClusterId(String id) {
     if (!isValidClusterId(id)) {
-      throw new IllegalArgumentException("invalid cluster id '" + id
+      throw new IllegalArgumentException("invalid cluster id '" + Printable.excerpt(id)
           + "': expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
     }
     return id;
@@ -42,7 +49,7 @@ public final class ManifestRules {
     } catch (IllegalArgumentException ignored) {
       // reported below
     }
-    throw new IllegalArgumentException("invalid group id '" + text + "': expected a lowercase UUID");
+    throw new IllegalArgumentException("invalid group id '" + Printable.excerpt(text) + "': expected a lowercase UUID");
   }
 
   /**
@@ -51,12 +58,12 @@ public final class ManifestRules {
    */
   public static String requireSafePath(String path) {
     if (path == null || path.isEmpty() || path.length() > MAX_PATH) {
-      throw new IllegalArgumentException("file path '" + path + "' is empty or too long");
+      throw new IllegalArgumentException("file path '" + Printable.excerpt(path) + "' is empty or too long");
     }
     String[] segments = path.split("/", -1);
     for (String segment : segments) {
       if (!PATH_SEGMENT.matcher(segment).matches() || segment.equals(".") || segment.equals("..")) {
-        throw new IllegalArgumentException("unsafe file path '" + HashedJson.printable(path)
+        throw new IllegalArgumentException("unsafe file path '" + Printable.excerpt(path)
             + "': segments must be 1-255 of [A-Za-z0-9._+=,@-] and not '.' or '..'");
       }
     }
@@ -106,18 +113,34 @@ public final class ManifestRules {
       require(sum == file.size(), "chunk sizes of " + file.path() + " (sum " + sum + ", file size "
           + file.size() + ")", sum);
     }
-    // A restore writes "<path>.md5" beside each file with an MD5: no file may take that name.
+    // A restore creates every file, and "<path>.md5" beside each file with an MD5: each of those names
+    // must fit the file system, be created once, and not also be a directory of another ("a" beside
+    // "a/b", or "a" with an MD5 beside "a.md5/b"), or the restore could not write what verify passed.
+    Map<String, String> created = new HashMap<>();
+    files.forEach(file -> created.put(file.path(), "file " + file.path()));
     for (Manifest.FileEntry file : files) {
-      require(file.md5() == null || !paths.contains(file.path() + ".md5"),
-          "file path (clashes with the MD5 sidecar of " + file.path() + ")", file.path() + ".md5");
-    }
-    // A file may not also be a directory of another ("a" and "a/b"): one of them could not be created.
-    for (String path : paths) {
-      for (int slash = path.indexOf('/'); slash > 0; slash = path.indexOf('/', slash + 1)) {
-        require(!paths.contains(path.substring(0, slash)), "file path (also a directory)",
-            path.substring(0, slash));
+      if (file.md5() != null) {
+        String sidecar = file.path() + MD5_SIDECAR_SUFFIX;
+        if (lastSegment(sidecar).length() > MAX_SEGMENT_BYTES) {
+          throw new IllegalArgumentException("invalid file path " + file.path() + ": the name of its MD5"
+              + " sidecar is longer than the " + MAX_SEGMENT_BYTES + " bytes a file system allows");
+        }
+        require(created.putIfAbsent(sidecar, "the MD5 sidecar of " + file.path()) == null,
+            "file path (clashes with the MD5 sidecar of " + file.path() + ")", sidecar);
       }
     }
+    for (String path : paths) {
+      for (int slash = path.indexOf('/'); slash > 0; slash = path.indexOf('/', slash + 1)) {
+        String directory = path.substring(0, slash);
+        require(!created.containsKey(directory), "file path (" + directory + " is also "
+            + created.get(directory) + ", so it cannot be a directory)", path);
+      }
+    }
+  }
+
+  /** The last segment; its length is its size in bytes, as a segment holds ASCII only. */
+  private static String lastSegment(String path) {
+    return path.substring(path.lastIndexOf('/') + 1);
   }
 
   private static boolean notBlank(String s) {
@@ -126,7 +149,7 @@ public final class ManifestRules {
 
   private static void require(boolean ok, String field, Object value) {
     if (!ok) {
-      String shown = HashedJson.printable(String.valueOf(value));
+      String shown = Printable.excerpt(String.valueOf(value));
       throw new IllegalArgumentException("invalid " + field + ": " + shown);
     }
   }

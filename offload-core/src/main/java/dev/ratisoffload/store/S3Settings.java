@@ -1,8 +1,11 @@
 package dev.ratisoffload.store;
 
+import dev.ratisoffload.text.Printable;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 
 /**
@@ -34,12 +37,19 @@ public record S3Settings(
     long multipartThreshold,
     long partSize) {
 
+  /** A region name as AWS and S3-compatible servers write them: us-east-1, eu-central-2, auto. */
+  private static final Pattern REGION = Pattern.compile("[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?");
+
   /** Parts must be at least 5 MiB (but the last) for S3. */
   public static final long MIN_PART_SIZE = 5L * 1024 * 1024;
 
   public S3Settings {
     Objects.requireNonNull(encryption, "encryption");
     Objects.requireNonNull(checksum, "checksum");
+    requireRegion(region);
+    if (endpoint != null) {
+      parseEndpoint(endpoint.toString());
+    }
     if (kmsKeyId != null && encryption != Encryption.AWS_KMS) {
       throw new IllegalArgumentException("a KMS key id needs encryption aws:kms, not " + encryption.word());
     }
@@ -50,6 +60,45 @@ public record S3Settings(
       throw new IllegalArgumentException("multipart threshold " + multipartThreshold
           + " is below the part size " + partSize);
     }
+  }
+
+  /**
+   * The endpoint of an S3-compatible server: an http or https URL with a host, and no user-info (never a
+   * place for credentials), query or fragment. The plugin's {@code offload.s3.endpoint} and the CLI's
+   * {@code --endpoint} both use this rule, so the same mistake gets the same message from both.
+   *
+   * @throws IllegalArgumentException saying what is wrong, without the user-info
+   */
+  public static URI parseEndpoint(String text) {
+    String shown = "'" + StoreUri.withoutUserInfo(text) + "'";
+    URI uri;
+    try {
+      uri = new URI(text);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException(shown + " is not a URL: expected http://host:port or https://host");
+    }
+    if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
+      throw new IllegalArgumentException(shown + " is not an http or https URL: expected http://host:port or"
+          + " https://host");
+    }
+    if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+      throw new IllegalArgumentException(shown + " has a user, query or fragment: expected http://host:port"
+          + " or https://host, with credentials from a profile or the environment");
+    }
+    return uri;
+  }
+
+  /**
+   * Null (the SDK's region chain) or a region name: lowercase letters, digits and '-'.
+   *
+   * @throws IllegalArgumentException saying what is wrong
+   */
+  public static String requireRegion(String region) {
+    if (region != null && !REGION.matcher(region).matches()) {
+      throw new IllegalArgumentException("'" + Printable.excerpt(region) + "' is not a region name:"
+          + " expected lowercase letters, digits and '-', such as us-east-1");
+    }
+    return region;
   }
 
   public static Builder builder() {

@@ -1,8 +1,10 @@
 package dev.ratisoffload.store;
 
+import dev.ratisoffload.text.Printable;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.util.regex.Pattern;
 
 /**
  * Where generations live: {@code s3://bucket/prefix} or {@code file:///absolute/path}.
@@ -14,9 +16,17 @@ import java.nio.file.Path;
  */
 public record StoreUri(String scheme, String bucket, String prefix, Path directory) {
 
+  /** User-info: what stands between the scheme's "//" and an "@" before the authority ends. */
+  private static final Pattern USER_INFO = Pattern.compile("^(\\s*[A-Za-z][A-Za-z0-9+.-]*://)[^/?#]*@");
+
   public static StoreUri parse(String text) {
     if (text == null || text.isBlank()) {
       throw new IllegalArgumentException("store URI is empty: expected s3://bucket/prefix or file:///path");
+    }
+    if (USER_INFO.matcher(text).find()) {
+      throw new IllegalArgumentException("the store URI " + withoutUserInfo(text) + " carries a user or"
+          + " credentials before '@', which are never read from a URI (and are not shown here): remove them"
+          + " and pass credentials through a profile (--profile, offload.s3.profile) or the AWS environment");
     }
     URI uri;
     try {
@@ -38,8 +48,8 @@ public record StoreUri(String scheme, String bucket, String prefix, Path directo
           throw invalid(text, e.getMessage());
         }
       }
-      if (uri.getQuery() != null || uri.getFragment() != null || uri.getUserInfo() != null) {
-        throw invalid(text, "no user, query or fragment is allowed");
+      if (uri.getQuery() != null || uri.getFragment() != null) {
+        throw invalid(text, "no query or fragment is allowed");
       }
       return new StoreUri("s3", bucket, prefix, null);
     }
@@ -52,8 +62,16 @@ public record StoreUri(String scheme, String bucket, String prefix, Path directo
     throw invalid(text, "the scheme must be s3 or file");
   }
 
+  /**
+   * The text of a URI with its user-info replaced by "***", so that a secret someone put there never
+   * reaches a message or a log; the rest is made printable.
+   */
+  public static String withoutUserInfo(String text) {
+    return text == null ? Printable.of(null) : Printable.excerpt(USER_INFO.matcher(text).replaceFirst("$1***@"));
+  }
+
   private static IllegalArgumentException invalid(String text, String why) {
-    return new IllegalArgumentException("invalid store URI '" + text + "': " + why
+    return new IllegalArgumentException("invalid store URI '" + withoutUserInfo(text) + "': " + why
         + " (expected s3://bucket/prefix or file:///path)");
   }
 

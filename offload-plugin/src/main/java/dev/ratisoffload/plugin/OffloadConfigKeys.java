@@ -76,7 +76,11 @@ public final class OffloadConfigKeys {
     private S3() {}
 
     public static String region(RaftProperties p) {
-      return ConfigValues.optional(p, REGION_KEY);
+      try {
+        return S3Settings.requireRegion(ConfigValues.optional(p, REGION_KEY));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("invalid " + REGION_KEY + ": " + e.getMessage(), e);
+      }
     }
 
     public static void setRegion(RaftProperties p, String region) {
@@ -89,13 +93,9 @@ public final class OffloadConfigKeys {
         return null;
       }
       try {
-        java.net.URI uri = new java.net.URI(value);
-        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
-          throw new IllegalArgumentException("not an http or https URL");
-        }
-        return uri;
-      } catch (java.net.URISyntaxException | IllegalArgumentException e) {
-        throw ConfigValues.invalid(ENDPOINT_KEY, value, "expected an http:// or https:// URL");
+        return S3Settings.parseEndpoint(value);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("invalid " + ENDPOINT_KEY + ": " + e.getMessage(), e);
       }
     }
 

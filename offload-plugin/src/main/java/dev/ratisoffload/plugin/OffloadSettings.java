@@ -38,8 +38,8 @@ record OffloadSettings(
     try {
       uri = StoreUri.parse(uriText);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("invalid " + OffloadConfigKeys.Store.URI_KEY + " = '" + uriText
-          + "': " + e.getMessage(), e);
+      throw new IllegalArgumentException("invalid " + OffloadConfigKeys.Store.URI_KEY + " = '"
+          + StoreUri.withoutUserInfo(uriText) + "': " + e.getMessage(), e);
     }
     String clusterId = OffloadConfigKeys.Cluster.id(p);
     if (!ManifestRules.isValidClusterId(clusterId)) {

@@ -36,6 +36,9 @@ class OffloadSettingsTest {
         Arguments.of("offload.store.uri", "s3://bucket/a//b", "segment"),
         Arguments.of("offload.s3.endpoint", "not a url", "http"),
         Arguments.of("offload.s3.endpoint", "ftp://127.0.0.1:9000", "http"),
+        Arguments.of("offload.s3.endpoint", "http://127.0.0.1:9000/?x=1", "query"),
+        Arguments.of("offload.s3.region", "us east 1", "region name"),
+        Arguments.of("offload.s3.region", "EU_WEST_1", "region name"),
         Arguments.of("offload.s3.path-style", "yes", "true or false"),
         Arguments.of("offload.s3.sse", "aes", "none, AES256 or aws:kms"),
         Arguments.of("offload.s3.checksum", "always", "when_supported or when_required"),
@@ -133,5 +136,29 @@ class OffloadSettingsTest {
     assertEquals(S3Settings.Encryption.AWS_KMS, s3.encryption());
     assertEquals("key-1", s3.kmsKeyId());
     assertEquals(S3Settings.ChecksumMode.WHEN_REQUIRED, s3.checksum());
+  }
+
+  /** The plugin and the command line apply one rule to an endpoint, with one message (S3Settings). */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"ftp://h:1", "http://[bad", "h:9000"})
+  void anEndpointIsCheckedByTheRuleTheCommandLineUses(String endpoint) {
+    RaftProperties p = valid();
+    p.set("offload.s3.endpoint", endpoint);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OffloadSettings.read(p));
+    IllegalArgumentException rule = assertThrows(IllegalArgumentException.class,
+        () -> S3Settings.parseEndpoint(endpoint));
+    assertEquals("invalid offload.s3.endpoint: " + rule.getMessage(), e.getMessage());
+  }
+
+  /** Credentials put in a URI are refused, and the message never repeats them. */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"offload.store.uri=s3://AKIAHOSTILE:s3cret@backups/ratis",
+      "offload.s3.endpoint=http://AKIAHOSTILE:s3cret@127.0.0.1:9000"})
+  void credentialsInAUriAreRefusedWithoutEchoingThem(String setting) {
+    RaftProperties p = valid();
+    p.set(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OffloadSettings.read(p));
+    assertTrue(!e.getMessage().contains("s3cret") && !e.getMessage().contains("AKIAHOSTILE"), e.getMessage());
+    assertTrue(e.getMessage().contains("***@"), e.getMessage());
   }
 }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.text.Printable;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 
@@ -68,12 +69,15 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler,
     return command.getCommandSpec().qualifiedName();
   }
 
-  /** Messages from libraries may span lines; the operator gets one. */
+  /**
+   * Messages from libraries may span lines; the operator gets one. Messages often quote what a store
+   * holds, so the line is made printable ({@link Printable}).
+   */
   static String oneLine(String message) {
     if (message == null) {
       return "(no message)";
     }
-    String line = message.replaceAll("\\s*[\\r\\n]+\\s*", " ").trim();
+    String line = Printable.of(message.replaceAll("\\s*[\\r\\n]+\\s*", " ").trim());
     return line.length() > 1000 ? line.substring(0, 1000) + "..." : line;
   }
 }

@@ -135,7 +135,7 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
   private void print(List<GcReport> reports, List<String> warnings, String store) {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    warnings.forEach(w -> err.println("offload gc: warning: " + w));
+    warnings.forEach(w -> err.println("offload gc: warning: " + ErrorReporter.oneLine(w)));
     err.flush();
     if (output.json) {
       Json.print(out, new Result(reports.stream().map(GcCommand::result).toList(), warnings));

@@ -2,6 +2,7 @@ package dev.ratisoffload.cli;
 
 import dev.ratisoffload.restore.MissingBackupException;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.text.Printable;
 import java.io.PrintWriter;
 import java.util.Optional;
 import picocli.CommandLine.Option;
@@ -54,7 +55,7 @@ abstract class KafkaReportCommand<R> extends StoreCommand {
       if (output.json) {
         Json.print(out, report);
       } else {
-        out.print(text(report));
+        out.print(Printable.keepingLines(text(report)));
         out.flush();
       }
       return conclude(report);

@@ -7,6 +7,7 @@ import dev.ratisoffload.kafka.restore.RestoreListener;
 import dev.ratisoffload.kafka.restore.RestoreSettings;
 import dev.ratisoffload.kafka.restore.RestoreSummary;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.text.Printable;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -171,7 +172,8 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           case STOPPED -> "stopped after restoring";
           case DRAINED -> "drained (the backup stopped growing; every partition's last record checked) after restoring";
         },
-        summary.records(), summary.topic(), summary.topicId(), summary.targetTopic(), summary.offsets(),
+        summary.records(), Printable.of(summary.topic()), Printable.of(summary.topicId()),
+        Printable.of(summary.targetTopic()), summary.offsets(),
         summary.seconds());
     out.flush();
   }

@@ -71,7 +71,8 @@ final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Adv
       List<Listed> corrupt = listed.stream().filter(l -> l.problem() != null).toList();
       if (!corrupt.isEmpty()) {
         spec.commandLine().getErr().println("offload list: " + corrupt.size() + " manifest(s) are corrupt: "
-            + corrupt.get(0).problem() + (corrupt.size() > 1 ? " (the others are marked in the listing)" : "")
+            + ErrorReporter.oneLine(corrupt.get(0).problem())
+            + (corrupt.size() > 1 ? " (the others are marked in the listing)" : "")
             + ". Run offload verify for details");
         return ExitCodes.DATA;
       }

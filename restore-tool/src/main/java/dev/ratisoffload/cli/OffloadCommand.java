@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
     footer = {
         "  0  success",
         "  1  internal error (a bug: please report it with the output of --verbose)",
-        "  2  invalid invocation",
+        "  2  invalid invocation (also: credentials in a URI, an endpoint that is not",
+        "     http(s), a malformed region, a heap too small for the chunks)",
         "  3  backup data missing, corrupt or inconsistent (retrying cannot help)",
         "  4  store or broker unreachable, or another transient failure",
         "     (retrying may help)",

@@ -31,7 +31,13 @@ import picocli.CommandLine.ParameterException;
             + "sidecars, current/raft-meta (a term at least the snapshot's) and current/raft-meta.conf "
             + "(the generation's peers, or the addresses given with --peers). Every byte is verified "
             + "before it is moved into place; groups are staged beside their target and renamed in at "
-            + "the end, so a failure leaves no group directory. An existing group directory is refused."},
+            + "the end, so a failure leaves no group directory. An existing group directory is refused.",
+        "Memory: chunks are held whole, up to 8 reads in flight holding 2 x reads + 2 chunks, with 64 MiB "
+            + "of heap kept for the rest; less heap means fewer reads. A generation's chunks are at most 4 x "
+            + "the plugin's offload.upload.chunk-size: 1MB (the default) needs at least 80 MiB of heap "
+            + "(136 MiB for full speed), 4MB 128 MiB (352 MiB), 16MB 320 MiB (1216 MiB). With too little, "
+            + "the restore exits 2 before writing anything and names the -Xmx to give "
+            + "(OFFLOAD_JAVA_OPTS=-Xmx... for scripts/offload)."},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload restore --store s3://backups/ratis --cluster orders-prod \\",

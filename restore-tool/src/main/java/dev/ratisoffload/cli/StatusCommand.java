@@ -92,7 +92,8 @@ final class StatusCommand extends OffloadStoreCommand implements ErrorReporter.A
     List<GroupStatus> stale = statuses.stream().filter(s -> s.status().equals("STALE")).toList();
     if (!stale.isEmpty()) {
       err.println("offload status: " + stale.size() + " of " + statuses.size() + " group(s) are stale; group "
-          + stale.get(0).group() + ": " + stale.get(0).problem() + ". Check that the plugin publishes"
+          + stale.get(0).group() + ": " + ErrorReporter.oneLine(stale.get(0).problem())
+          + ". Check that the plugin publishes"
           + " (its leader's logs and ratis_offload_failed_total)");
       return ExitCodes.STALE;
     }

@@ -7,8 +7,8 @@ import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.store.StoreUnavailableException;
 import dev.ratisoffload.store.StoreUri;
 import dev.ratisoffload.store.Stores;
-import java.net.URI;
 import java.nio.file.Files;
+import java.util.function.Supplier;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -77,21 +77,26 @@ public final class StoreOptions {
   S3Settings s3Settings() {
     try {
       S3Settings.Builder builder = S3Settings.builder()
-          .region(region)
+          .region(flag("--region", () -> S3Settings.requireRegion(region)))
           .profile(profile)
           .pathStyle(pathStyle)
           .encryption(S3Settings.Encryption.parse(sse), kmsKeyId)
           .checksum(S3Settings.ChecksumMode.parse(checksum));
       if (endpoint != null) {
-        URI uri = URI.create(endpoint);
-        if (uri.getScheme() == null || uri.getHost() == null) {
-          throw new IllegalArgumentException("--endpoint '" + endpoint + "' is not a URL such as http://host:port");
-        }
-        builder.endpoint(uri);
+        builder.endpoint(flag("--endpoint", () -> S3Settings.parseEndpoint(endpoint)));
       }
       return builder.build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+  }
+
+  /** The value, or a usage error naming the flag with the rule's message (the plugin's for its key). */
+  private static <T> T flag(String name, Supplier<T> value) {
+    try {
+      return value.get();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(name + " " + e.getMessage(), e);
     }
   }
 

@@ -1,10 +1,14 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.text.Printable;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A plain text table: a header row and columns padded to their widest cell. */
+/**
+ * A plain text table: a header row and columns padded to their widest cell. Cells often hold what a store
+ * says, so each is made printable ({@link Printable}).
+ */
 final class Table {
 
   private final List<String[]> rows = new ArrayList<>();
@@ -21,7 +25,7 @@ final class Table {
     }
     String[] text = new String[cells.length];
     for (int i = 0; i < cells.length; i++) {
-      text[i] = cells[i] == null ? "-" : cells[i].toString();
+      text[i] = cells[i] == null ? "-" : Printable.of(cells[i].toString());
     }
     rows.add(text);
     return this;

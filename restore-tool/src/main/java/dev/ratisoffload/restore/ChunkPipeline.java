@@ -37,8 +37,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * directory). The file's MD5 is not computed again: a matching SHA-256 proves the bytes are the ones
  * published, whose MD5 the publish checked against Ratis's.
  *
- * <p>Memory holds at most {@code 2 * parallelism + 1} chunk arrays (read ahead, being written, written
- * but not yet digested), reused from chunk to chunk.
+ * <p>Memory holds at most {@code 2 * reads + 2} chunk arrays (read ahead, being written, written but not
+ * yet digested, one to name a damaged chunk), reused from chunk to chunk; the reads in flight are as many
+ * as the heap holds ({@link ChunkMemory}), at most {@code parallelism}.
  */
 final class ChunkPipeline implements AutoCloseable {
 
@@ -48,12 +49,12 @@ final class ChunkPipeline implements AutoCloseable {
   private final int parallelism;
   private final ExecutorService pool;
   private final ExecutorService shaLane = Executors.newSingleThreadExecutor(lane("offload-restore-sha256"));
-  private final Semaphore undigested;
+  private final ChunkMemory memory;
 
-  ChunkPipeline(ObjectStore store, int parallelism) {
-    this.undigested = new Semaphore(parallelism);
+  ChunkPipeline(ObjectStore store, int parallelism, ChunkMemory memory) {
     this.reader = new GenerationReader(store);
     this.parallelism = parallelism;
+    this.memory = memory;
     AtomicInteger count = new AtomicInteger();
     this.pool = Executors.newFixedThreadPool(parallelism, r -> {
       Thread thread = new Thread(r, "offload-chunk-read-" + count.incrementAndGet());
@@ -80,9 +81,12 @@ final class ChunkPipeline implements AutoCloseable {
    * @throws IOException when the sink fails
    * @throws IntegrityException naming the chunk or file that is missing or wrong
    * @throws dev.ratisoffload.store.StoreException when the store fails, or the bytes changed on the way
+   * @throws HeapTooSmallException before the first read, when the heap cannot hold one read's chunks
    */
   void copy(Manifest manifest, FileSink sink) throws IOException {
     record Pending(int file, Manifest.ChunkRef chunk, Future<byte[]> bytes) {}
+    int reads = memory.readsInFlight(manifest, parallelism);
+    Semaphore undigested = new Semaphore(reads);
     List<Manifest.FileEntry> files = manifest.files();
     ChunkArrays arrays = new ChunkArrays(manifest);
     AtomicReference<Mismatch> mismatch = new AtomicReference<>();
@@ -93,7 +97,7 @@ final class ChunkPipeline implements AutoCloseable {
     OpenFile open = null;
     try {
       while (true) {
-        while (window.size() < parallelism) {
+        while (window.size() < reads) {
           while (!chunks.hasNext() && reading + 1 < files.size()) {
             chunks = files.get(++reading).chunks().iterator();
           }
@@ -134,7 +138,7 @@ final class ChunkPipeline implements AutoCloseable {
         byte[] bytes = await(next.bytes());
         int size = next.chunk().size();
         open.out.write(bytes, 0, size);
-        digest(open.sha, bytes, size, arrays); // after the write: the digest lane gives the array back
+        digest(open.sha, bytes, size, arrays, undigested); // after the write: the digest lane gives the array back
       }
     } finally {
       window.forEach(pending -> pending.bytes().cancel(true));
@@ -179,10 +183,11 @@ final class ChunkPipeline implements AutoCloseable {
   }
 
   /**
-   * Hands the chunk to the digest lane, waiting while {@code parallelism} chunks are undigested; the lane
-   * gives its array back once digested.
+   * Hands the chunk to the digest lane, waiting while as many chunks as reads in flight are undigested;
+   * the lane gives its array back once digested.
    */
-  private void digest(MessageDigest sha, byte[] bytes, int size, ChunkArrays arrays) throws IOException {
+  private void digest(MessageDigest sha, byte[] bytes, int size, ChunkArrays arrays, Semaphore undigested)
+      throws IOException {
     try {
       undigested.acquire();
     } catch (InterruptedException e) {
@@ -201,7 +206,7 @@ final class ChunkPipeline implements AutoCloseable {
 
   /**
    * Arrays for chunks, each as large as the generation's largest chunk, reused from chunk to chunk: at
-   * most {@code 2 * parallelism + 1} are in use (read ahead, being written, undigested), and chunks of
+   * most {@code 2 * reads + 2} are in use (read ahead, being written, undigested), and chunks of
    * about a megabyte are large objects whose allocation sets off the garbage collector's cycles.
    */
   private static final class ChunkArrays {
@@ -209,8 +214,7 @@ final class ChunkPipeline implements AutoCloseable {
     private final Queue<byte[]> free = new ConcurrentLinkedQueue<>();
 
     ChunkArrays(Manifest manifest) {
-      this.size = manifest.files().stream().flatMap(f -> f.chunks().stream())
-          .mapToInt(Manifest.ChunkRef::size).max().orElse(0);
+      this.size = (int) ChunkMemory.largestChunk(manifest);
     }
 
     byte[] take() {

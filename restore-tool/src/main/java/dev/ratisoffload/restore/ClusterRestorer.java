@@ -39,9 +39,16 @@ public final class ClusterRestorer {
   private final ObjectStore store;
   private final GenerationReader reader;
   private final GenerationSelector selector;
+  private final ChunkMemory memory;
 
   public ClusterRestorer(ObjectStore store) {
+    this(store, ChunkMemory.ofThisJvm());
+  }
+
+  /** With another heap budget than this JVM's: for tests of a small heap. */
+  public ClusterRestorer(ObjectStore store, ChunkMemory memory) {
     this.store = store;
+    this.memory = memory;
     this.reader = new GenerationReader(store);
     this.selector = new GenerationSelector(reader, store.describe());
   }
@@ -79,6 +86,8 @@ public final class ClusterRestorer {
   /**
    * Writes every planned group into the data directory, all or (until the final renames) nothing.
    *
+   * @throws HeapTooSmallException before anything is written, when this JVM's heap cannot hold the
+   *     chunks of a group ({@link ChunkMemory})
    * @throws TargetRefusedException when a group directory exists, the directory belongs to another
    *     cluster, another restore holds it, or it cannot be written
    * @throws IntegrityException when stored data is corrupt; nothing is left in place
@@ -86,6 +95,7 @@ public final class ClusterRestorer {
    */
   public List<RestoredGroup> restore(RestorePlan plan, TransferListener listener) {
     RestoreRequest request = plan.request();
+    plan.groups().forEach(group -> memory.readsInFlight(group.manifest(), ChunkPipeline.DEFAULT_PARALLELISM));
     try (DataDirectory directory = DataDirectory.open(request.dataDir())) {
       directory.requireOwnedBy(request.cluster());
       for (GroupPlan group : plan.groups()) {
@@ -95,7 +105,7 @@ public final class ClusterRestorer {
       Map<GroupPlan, Path> staged = new LinkedHashMap<>();
       boolean complete = false;
       listener.started(plan.totalBytes());
-      try (ChunkPipeline chunks = new ChunkPipeline(store, ChunkPipeline.DEFAULT_PARALLELISM)) {
+      try (ChunkPipeline chunks = new ChunkPipeline(store, ChunkPipeline.DEFAULT_PARALLELISM, memory)) {
         GroupStager stager = new GroupStager(chunks);
         for (GroupPlan group : plan.groups()) {
           Path staging = directory.newStagingDirectory(group.group());

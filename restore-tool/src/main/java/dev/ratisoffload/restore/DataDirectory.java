@@ -9,6 +9,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -62,7 +63,7 @@ public final class DataDirectory implements AutoCloseable {
             + " Name the peer's Ratis storage directory");
       }
       Files.createDirectories(root);
-      channel = FileChannel.open(root.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      channel = openLockFile(root);
       FileLock lock;
       try {
         lock = channel.tryLock();
@@ -84,6 +85,33 @@ public final class DataDirectory implements AutoCloseable {
       closeQuietly(channel);
       throw e;
     }
+  }
+
+  /**
+   * Opens (creating it if needed) the lock file without following a symbolic link (O_NOFOLLOW, so no
+   * race between a check and the open): a link planted there could make a restore run as root create or
+   * lock a file anywhere. Anything else that is not a regular file (a FIFO would block the open) is
+   * refused too.
+   */
+  private static FileChannel openLockFile(Path root) throws IOException {
+    Path file = root.resolve(LOCK_FILE);
+    if (Files.exists(file, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      throw notAFile(file);
+    }
+    try {
+      return FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    } catch (FileSystemException e) {
+      if (Files.isSymbolicLink(file)) {
+        throw notAFile(file);
+      }
+      throw e;
+    }
+  }
+
+  /** A marker or lock file of this class that is a symbolic link (or not a regular file) is refused. */
+  private static TargetRefusedException notAFile(Path file) {
+    return new TargetRefusedException(file + " is a symbolic link or not a regular file, which a restore never"
+        + " creates; nothing was written. Remove it (and find out who planted it), then run the restore again");
   }
 
   public Path root() {
@@ -113,11 +141,14 @@ public final class DataDirectory implements AutoCloseable {
     Path file = root.resolve(CLUSTER_FILE);
     String owner;
     try {
-      if (!Files.exists(file)) {
+      if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
         return;
       }
+      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+        throw notAFile(file);
+      }
       Properties properties = new Properties();
-      try (InputStream in = Files.newInputStream(file)) {
+      try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
         properties.load(in);
       }
       owner = properties.getProperty("cluster");
@@ -136,7 +167,7 @@ public final class DataDirectory implements AutoCloseable {
   public void claimFor(String cluster) throws IOException {
     requireOwnedBy(cluster);
     Path file = root.resolve(CLUSTER_FILE);
-    if (Files.exists(file)) {
+    if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     Properties properties = new Properties();

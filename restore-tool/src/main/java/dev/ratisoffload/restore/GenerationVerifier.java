@@ -18,12 +18,13 @@ public final class GenerationVerifier implements AutoCloseable {
   private final ChunkPipeline chunks;
 
   public GenerationVerifier(ObjectStore store) {
-    this.chunks = new ChunkPipeline(store, ChunkPipeline.DEFAULT_PARALLELISM);
+    this.chunks = new ChunkPipeline(store, ChunkPipeline.DEFAULT_PARALLELISM, ChunkMemory.ofThisJvm());
   }
 
   /**
    * @return null when every byte is as the manifest says, else the first defect found
    * @throws dev.ratisoffload.store.StoreException when the store fails (not a defect of the data)
+   * @throws HeapTooSmallException when this JVM's heap cannot hold the generation's chunks
    */
   public IntegrityException verifyData(Manifest manifest, TransferListener listener) {
     try {

@@ -59,7 +59,7 @@ class KilledRestoreTest {
     mkfifo(chunkFile);
 
     Path data = tmp.resolve("data");
-    Process child = new ProcessBuilder(javaExecutable(), "-cp", System.getProperty("java.class.path"),
+    Process child = new ProcessBuilder(ChildCli.javaExecutable(), "-cp", System.getProperty("java.class.path"),
         OffloadCommand.class.getName(), "restore", "--store", storeDir.toUri().toString(),
         "--cluster", CLUSTER, "--data-dir", data.toString())
         .redirectErrorStream(true)
@@ -118,9 +118,5 @@ class KilledRestoreTest {
   private static void mkfifo(Path path) throws Exception {
     Process mkfifo = new ProcessBuilder("mkfifo", path.toString()).inheritIO().start();
     assertEquals(0, mkfifo.waitFor());
-  }
-
-  private static String javaExecutable() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 }

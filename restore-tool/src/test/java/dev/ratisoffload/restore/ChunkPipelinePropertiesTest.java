@@ -49,7 +49,7 @@ class ChunkPipelinePropertiesTest {
     }
     Path scratch = Files.createTempDirectory("pipeline");
     try (DirectoryObjectStore store = new DirectoryObjectStore(Files.createDirectories(scratch.resolve("store")));
-        ChunkPipeline pipeline = new ChunkPipeline(store, parallelism)) {
+        ChunkPipeline pipeline = new ChunkPipeline(store, parallelism, ChunkMemory.ofThisJvm())) {
       Manifest manifest = new GenerationReader(store).readManifest(Generations.publish(store, scratch,
           new Generations.Snapshot("c1", "02511d47-d67c-49a3-9011-abb3109a44c1", 1, 10, 2, Instant.EPOCH, files)).id());
       List<String> opened = new ArrayList<>();
@@ -134,7 +134,7 @@ class ChunkPipelinePropertiesTest {
 
   /** Copies the generation into a sink that keeps nothing. */
   private static void copy(ObjectStore store, Manifest manifest) throws Exception {
-    try (ChunkPipeline pipeline = new ChunkPipeline(store, 3)) {
+    try (ChunkPipeline pipeline = new ChunkPipeline(store, 3, ChunkMemory.ofThisJvm())) {
       pipeline.copy(manifest, new ChunkPipeline.FileSink() {
         @Override
         public OutputStream open(Manifest.FileEntry file) {

@@ -2,14 +2,19 @@ package dev.ratisoffload.restore;
 
 import dev.ratisoffload.format.ChunkingPolicy;
 import dev.ratisoffload.format.Hashes;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.format.ManifestCodec;
 import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SnapshotSource;
+import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -65,5 +70,49 @@ public final class Generations {
       throw new IllegalStateException("not published: " + result);
     }
     return published;
+  }
+
+  /**
+   * The object an attacker with write access to the store could put in place of {@code valid}'s: its
+   * JSON text with {@code from} replaced by {@code to}, under a header whose hash matches.
+   */
+  public static byte[] forge(Manifest valid, String from, String to) {
+    String object = new String(ManifestCodec.encode(valid), StandardCharsets.UTF_8);
+    String body = object.substring(object.indexOf('\n') + 1);
+    if (!body.contains(from)) {
+      throw new IllegalArgumentException("the manifest does not say " + from);
+    }
+    body = body.replace(from, to);
+    return ("ratis-offload-manifest 1 sha256=" + Hashes.sha256Hex(body.getBytes(StandardCharsets.UTF_8))
+        + "\n" + body).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Stores the chunks of a generation made by hand, each file with an MD5, and returns its manifest (term
+   * 1, index 5), which the caller stores as it is or forged ({@link #forge}).
+   *
+   * @param files each file's chunks, by path
+   */
+  public static Manifest putChunks(ObjectStore store, String cluster, String group, String publisher,
+      Map<String, List<byte[]>> files) {
+    List<Manifest.FileEntry> entries = new ArrayList<>();
+    for (Map.Entry<String, List<byte[]>> file : files.entrySet()) {
+      MessageDigest sha = Hashes.sha256();
+      MessageDigest md5 = Hashes.md5();
+      List<Manifest.ChunkRef> chunks = new ArrayList<>();
+      long size = 0;
+      for (byte[] chunk : file.getValue()) {
+        String chunkSha = Hashes.sha256Hex(chunk);
+        store.putIfAbsent(Layout.chunkKey(cluster, group, chunkSha), Content.of(chunk));
+        chunks.add(new Manifest.ChunkRef(chunkSha, chunk.length));
+        sha.update(chunk);
+        md5.update(chunk);
+        size += chunk.length;
+      }
+      entries.add(new Manifest.FileEntry(file.getKey(), size, Hashes.hex(sha.digest()), Hashes.hex(md5.digest()),
+          chunks));
+    }
+    return new Manifest(Manifest.FORMAT_VERSION, cluster, group, 1, 5, PEERS, new Manifest.Publisher(publisher, 1),
+        Instant.parse("2026-05-01T00:00:00Z"), "test", entries);
   }
 }

@@ -88,17 +88,56 @@ class HostileManifestTest {
     assertThrows(IllegalArgumentException.class, () -> ManifestCodec.encode(manifest(clashing)),
         "the publisher can never write such a manifest");
     // A forger who controls the whole object: the same manifest with a correct hash.
-    byte[] valid = ManifestCodec.encode(manifest(
-        List.of(entry("sm/snapshot.1_5", a, true), entry("sm/snapshot.1_5.mdx", b, false))));
-    String object = new String(valid, StandardCharsets.UTF_8);
-    String body = object.substring(object.indexOf('\n') + 1).replace("snapshot.1_5.mdx", "snapshot.1_5.md5");
-    byte[] forged = ("ratis-offload-manifest 1 sha256=" + Hashes.sha256Hex(body.getBytes(StandardCharsets.UTF_8))
-        + "\n" + body).getBytes(StandardCharsets.UTF_8);
+    byte[] forged = Generations.forge(
+        manifest(List.of(entry("sm/snapshot.1_5", a, true), entry("sm/snapshot.1_5.mdx", b, false))),
+        "snapshot.1_5.mdx", "snapshot.1_5.md5");
     store.putIfAbsent(Layout.GenerationId.of(manifest(clashing)).manifestKey(), Content.of(forged));
 
     IntegrityException e = assertThrows(IntegrityException.class, () -> new ClusterRestorer(store).plan(
         new RestoreRequest(CLUSTER, List.of(GROUP), new GenerationChoice.Newest(), Map.of(), tmp.resolve("d"))));
     assertTrue(e.getMessage().contains("MD5 sidecar"), e.getMessage());
+  }
+
+  /** A name whose MD5 sidecar ({@code + ".md5"}) takes exactly the 255 bytes a file system allows. */
+  static final String LONGEST_WITH_SIDECAR = "sm/" + "s".repeat(251);
+
+  @Test
+  void aFileWhoseMd5SidecarNameIsTooLongIsCorrupt() {
+    byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+    String tooLong = LONGEST_WITH_SIDECAR + "s";
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ManifestCodec.encode(manifest(List.of(entry(tooLong, a, true)))));
+    assertTrue(e.getMessage().contains(tooLong) && e.getMessage().contains("255 bytes"), e.getMessage());
+    // Without an MD5 there is no sidecar, and the name itself may take the 255 bytes.
+    ManifestCodec.encode(manifest(List.of(entry("sm/" + "s".repeat(255), a, false))));
+  }
+
+  /** The rule is the file system's: the longest name it lets through is restored, sidecar and all. */
+  @Test
+  void theLongestNameWithASidecarIsRestored() throws Exception {
+    DirectoryObjectStore store = new DirectoryObjectStore(Files.createDirectories(tmp.resolve("store3")));
+    byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+    store.putIfAbsent(Layout.chunkKey(CLUSTER, GROUP, Hashes.sha256Hex(a)), Content.of(a));
+    Manifest longest = manifest(List.of(entry(LONGEST_WITH_SIDECAR, a, true)));
+    store.putIfAbsent(Layout.GenerationId.of(longest).manifestKey(), Content.of(ManifestCodec.encode(longest)));
+
+    Path dataDir = tmp.resolve("d3");
+    ClusterRestorer restorer = new ClusterRestorer(store);
+    restorer.restore(restorer.plan(new RestoreRequest(CLUSTER, List.of(), new GenerationChoice.Newest(), Map.of(),
+        dataDir)), TransferListener.NONE);
+    assertTrue(Files.exists(dataDir.resolve(GROUP).resolve(LONGEST_WITH_SIDECAR + ".md5")));
+  }
+
+  @Test
+  void aFileInsideAnotherFilesMd5SidecarIsCorrupt() {
+    byte[] a = "a".getBytes(StandardCharsets.UTF_8);
+    byte[] b = "b".getBytes(StandardCharsets.UTF_8);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> ManifestCodec.encode(manifest(List.of(entry("sm/a", a, true), entry("sm/a.md5/b", b, false)))));
+    assertTrue(e.getMessage().contains("the MD5 sidecar of sm/a") && e.getMessage().contains("sm/a.md5/b"),
+        e.getMessage());
+    // Without an MD5, sm/a has no sidecar and sm/a.md5 is free to be a directory.
+    ManifestCodec.encode(manifest(List.of(entry("sm/a", a, false), entry("sm/a.md5/b", b, false))));
   }
 
   static Manifest manifest(List<Manifest.FileEntry> files) {

@@ -3,6 +3,7 @@ package dev.ratisoffload.kafka.format;
 import dev.ratisoffload.format.HashedJson;
 import dev.ratisoffload.format.ManifestRules;
 import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.text.Printable;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
@@ -52,10 +53,10 @@ public final class TopicManifestCodec {
       return "format " + m.format();
     }
     if (!ManifestRules.isValidClusterId(m.cluster())) {
-      return "cluster id '" + HashedJson.printable(m.cluster()) + "'";
+      return "cluster id '" + Printable.excerpt(m.cluster()) + "'";
     }
     if (!TopicNames.isValid(m.topic())) {
-      return "topic '" + HashedJson.printable(m.topic()) + "'";
+      return "topic '" + Printable.excerpt(m.topic()) + "'";
     }
     try {
       Uuid id = Uuid.fromString(m.topicId());
@@ -63,7 +64,7 @@ public final class TopicManifestCodec {
         return "topic id '" + m.topicId() + "'";
       }
     } catch (RuntimeException e) {
-      return "topic id '" + HashedJson.printable(m.topicId()) + "'";
+      return "topic id '" + Printable.excerpt(m.topicId()) + "'";
     }
     if (m.partitions() < 1) {
       return "partitions " + m.partitions();
@@ -72,14 +73,14 @@ public final class TopicManifestCodec {
       return "replication factor " + m.replicationFactor();
     }
     if (!ISOLATIONS.contains(m.isolation())) {
-      return "isolation '" + HashedJson.printable(m.isolation()) + "'";
+      return "isolation '" + Printable.excerpt(m.isolation()) + "'";
     }
     if (m.configs() == null || m.topicConfigs() == null || m.createdAt() == null || m.toolVersion() == null) {
       return "missing configs, topicConfigs, createdAt or toolVersion";
     }
     for (var e : m.configs().entrySet()) {
       if (e.getKey() == null || e.getKey().isEmpty() || e.getValue() == null) {
-        return "config '" + HashedJson.printable(e.getKey()) + "' without a name or value";
+        return "config '" + Printable.excerpt(e.getKey()) + "' without a name or value";
       }
     }
     if (!m.configs().keySet().containsAll(m.topicConfigs())

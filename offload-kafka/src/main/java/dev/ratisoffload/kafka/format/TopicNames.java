@@ -1,6 +1,6 @@
 package dev.ratisoffload.kafka.format;
 
-import dev.ratisoffload.format.HashedJson;
+import dev.ratisoffload.text.Printable;
 import java.util.regex.Pattern;
 
 /**
@@ -25,7 +25,7 @@ public final class TopicNames {
   /** Throws unless the name is one Kafka accepts. */
   public static String requireValid(String topic) {
     if (!isValid(topic)) {
-      throw new IllegalArgumentException("invalid topic name '" + HashedJson.printable(topic)
+      throw new IllegalArgumentException("invalid topic name '" + Printable.excerpt(topic)
           + "': Kafka topic names are 1-249 of letters, digits, '.', '_' and '-', and not '.' or '..'");
     }
     return topic;
@@ -41,7 +41,7 @@ public final class TopicNames {
   public static String fromKeySegment(String segment) {
     String topic = segment.startsWith(ESCAPED_DOT) ? "." + segment.substring(ESCAPED_DOT.length()) : segment;
     if (!isValid(topic) || !toKeySegment(topic).equals(segment)) {
-      throw new IllegalArgumentException("'" + HashedJson.printable(segment) + "' is not a topic's key segment");
+      throw new IllegalArgumentException("'" + Printable.excerpt(segment) + "' is not a topic's key segment");
     }
     return topic;
   }
