@@ -68,18 +68,12 @@ public final class ManifestRules {
   }
 
   static void check(Manifest m) {
-    require(m.format() == Manifest.FORMAT_VERSION, "format", m.format());
+    require(m.format() == Manifest.FORMAT_VERSION || m.format() == Manifest.FORMAT_1, "format", m.format());
     requireClusterId(m.cluster());
     requireGroupUuid(m.group());
     require(m.term() >= 0, "term", m.term());
     require(m.index() >= 0, "index", m.index());
-    require(m.peers() != null && !m.peers().isEmpty(), "peers", "none");
-    Set<String> peerIds = new HashSet<>();
-    for (Manifest.Peer peer : m.peers()) {
-      require(peer != null && notBlank(peer.id()) && notBlank(peer.address()), "peer", peer);
-      require(peerIds.add(peer.id()), "peer id (duplicate)", peer.id());
-    }
-    require(m.publisher() != null && notBlank(m.publisher().peer()), "publisher", m.publisher());
+    PeerRules.check(m.peers(), m.publisher());
     require(m.publisher().leaderTerm() >= m.term(), "publisher.leaderTerm", m.publisher().leaderTerm());
     require(m.createdAt() != null, "createdAt", null);
     require(m.toolVersion() != null, "toolVersion", null);
@@ -118,10 +112,6 @@ public final class ManifestRules {
             path.substring(0, slash));
       }
     }
-  }
-
-  private static boolean notBlank(String s) {
-    return s != null && !s.isBlank();
   }
 
   private static void require(boolean ok, String field, Object value) {

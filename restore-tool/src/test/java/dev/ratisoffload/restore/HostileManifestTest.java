@@ -92,7 +92,8 @@ class HostileManifestTest {
         List.of(entry("sm/snapshot.1_5", a, true), entry("sm/snapshot.1_5.mdx", b, false))));
     String object = new String(valid, StandardCharsets.UTF_8);
     String body = object.substring(object.indexOf('\n') + 1).replace("snapshot.1_5.mdx", "snapshot.1_5.md5");
-    byte[] forged = ("ratis-offload-manifest 1 sha256=" + Hashes.sha256Hex(body.getBytes(StandardCharsets.UTF_8))
+    byte[] forged = ("ratis-offload-manifest " + Manifest.FORMAT_VERSION + " sha256="
+        + Hashes.sha256Hex(body.getBytes(StandardCharsets.UTF_8))
         + "\n" + body).getBytes(StandardCharsets.UTF_8);
     store.putIfAbsent(Layout.GenerationId.of(manifest(clashing)).manifestKey(), Content.of(forged));
 
