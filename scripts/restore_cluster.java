@@ -8,11 +8,11 @@ import dev.ratisoffload.cli.ExitCodes;
 import dev.ratisoffload.cli.OffloadCommand;
 import dev.ratisoffload.cli.StoreOptions;
 import dev.ratisoffload.format.ByteSizes;
-import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.restore.ClusterRestorer;
 import dev.ratisoffload.restore.GenerationVerifier;
 import dev.ratisoffload.restore.GroupPlan;
 import dev.ratisoffload.restore.InvalidRestoreRequestException;
+import dev.ratisoffload.restore.PeerSelection;
 import dev.ratisoffload.restore.RestorePlan;
 import dev.ratisoffload.restore.RestoreRequest;
 import dev.ratisoffload.restore.TargetRefusedException;
@@ -46,9 +46,10 @@ import picocli.CommandLine.Spec;
             + "group has, as the peers file lists them. In order:",
         "  1. chooses each group's generation once (the newest, or the newest at or before --at), so "
             + "that every peer gets the same one, and verifies every byte of each;",
-        "  2. restores, peer by peer, the groups whose configuration names the peer, into the peer's "
-            + "data directory (what 'offload restore --data-dir DIR --peers ...' does), writing the "
-            + "addresses of the peers file into each group's configuration (current/raft-meta.conf);",
+        "  2. restores, peer by peer, the groups whose configuration names the peer (voting or listener), "
+            + "into the peer's data directory (what 'offload restore --peer ID --data-dir DIR --peers ...' "
+            + "does, with the same selection), writing the addresses of the peers file into each group's "
+            + "configuration (current/raft-meta.conf), every other field of it kept;",
         "  3. prints how to start each peer: its storage directory, its address, its groups and their "
             + "peers. Every peer must start with RaftStorage.StartupOption.RECOVER.",
         "Nothing is written when a generation is missing or damaged, or when a peer's directory already "
@@ -129,7 +130,7 @@ public class restore_cluster implements Callable<Integer> {
       ClusterRestorer restorer = new ClusterRestorer(store);
       RestorePlan plan;
       try {
-        plan = restorer.plan(source.request(null, addresses, peers.get(0).dataDir()));
+        plan = restorer.choose(source.request(null, addresses, peers.get(0).dataDir()));
       } catch (InvalidRestoreRequestException e) {
         throw new InvalidRestoreRequestException(peersFile + ": " + e.getMessage()
             .replace("--peers gives", "the peers file gives").replace("--peers names", "the peers file names"));
@@ -137,13 +138,14 @@ public class restore_cluster implements Callable<Integer> {
       if (!verify(store, plan, out)) {
         return ExitCodes.DATA;
       }
-      Map<Peer, List<GroupPlan>> hosted = hostedGroups(peers, plan);
+      Map<Peer, RestorePlan> hosted = new LinkedHashMap<>();
+      peers.forEach(p -> hosted.put(p, PeerSelection.forPeer(plan, p.id())));
       List<Peer> targets = peers.stream()
           .filter(p -> onlyPeers.isEmpty() || onlyPeers.contains(p.id())).toList();
       refuseExistingGroups(targets, hosted);
       List<String> done = new ArrayList<>();
       for (Peer peer : targets) {
-        List<GroupPlan> mine = hosted.get(peer);
+        List<GroupPlan> mine = hosted.get(peer).groups();
         if (mine.isEmpty()) {
           out.println("restore: peer " + peer.id() + " hosts none of the restored groups; nothing to write");
           continue;
@@ -151,7 +153,7 @@ public class restore_cluster implements Callable<Integer> {
         RestoreRequest request = source.request(mine.stream().map(GroupPlan::group).toList(), addresses,
             peer.dataDir());
         try {
-          restorer.restore(new RestorePlan(request, mine), TransferListener.NONE);
+          restorer.restore(new RestorePlan(request, mine, hosted.get(peer).skipped()), TransferListener.NONE);
         } catch (RuntimeException e) {
           if (!done.isEmpty()) {
             spec.commandLine().getErr().println("restore_cluster: peers " + String.join(", ", done)
@@ -234,20 +236,10 @@ public class restore_cluster implements Callable<Integer> {
     return defects.isEmpty();
   }
 
-  /** Each peer's groups: those whose configuration names it. */
-  private static Map<Peer, List<GroupPlan>> hostedGroups(List<Peer> peers, RestorePlan plan) {
-    Map<Peer, List<GroupPlan>> hosted = new LinkedHashMap<>();
-    for (Peer peer : peers) {
-      hosted.put(peer, plan.groups().stream()
-          .filter(g -> g.peers().stream().anyMatch(p -> p.id().equals(peer.id()))).toList());
-    }
-    return hosted;
-  }
-
   /** All or nothing across peers: one peer's existing group directory stops every peer's restore. */
-  private static void refuseExistingGroups(List<Peer> targets, Map<Peer, List<GroupPlan>> hosted) {
+  private static void refuseExistingGroups(List<Peer> targets, Map<Peer, RestorePlan> hosted) {
     for (Peer peer : targets) {
-      for (GroupPlan group : hosted.get(peer)) {
+      for (GroupPlan group : hosted.get(peer).groups()) {
         Path dir = peer.dataDir().resolve(group.group());
         if (Files.exists(dir)) {
           throw new TargetRefusedException("group directory " + dir + " of peer " + peer.id()
@@ -258,7 +250,7 @@ public class restore_cluster implements Callable<Integer> {
     }
   }
 
-  private void printStartup(RestorePlan plan, List<Peer> targets, Map<Peer, List<GroupPlan>> hosted,
+  private void printStartup(RestorePlan plan, List<Peer> targets, Map<Peer, RestorePlan> hosted,
       PrintWriter out) {
     out.println();
     out.println("Start-up: every peer with RaftStorage.StartupOption.RECOVER (the default, FORMAT, refuses"
@@ -271,9 +263,9 @@ public class restore_cluster implements Callable<Integer> {
       out.println("  address                 = " + peer.address()
           + "  (raft.grpc.server.host and raft.grpc.server.port)");
       out.println("  start option            = RECOVER");
-      for (GroupPlan group : hosted.get(peer)) {
+      for (GroupPlan group : hosted.get(peer).groups()) {
         out.println("  group " + group.group() + "  snapshot index " + group.id().index() + ", term "
-            + group.id().term() + ", peers " + peerList(group.peers()));
+            + group.id().term() + ", peers " + String.join(",", group.peerLabels()));
       }
     }
     out.println();
@@ -286,9 +278,5 @@ public class restore_cluster implements Callable<Integer> {
     out.println("Restored " + plan.groups().size() + " group(s) of cluster " + source.cluster + " for "
         + targets.size() + " peer(s).");
     out.flush();
-  }
-
-  private static String peerList(List<Manifest.Peer> peers) {
-    return String.join(",", peers.stream().map(p -> p.id() + "=" + p.address()).toList());
   }
 }

@@ -140,7 +140,7 @@ public class restore_drill implements Callable<Integer> {
       List<GroupPlan> plans;
       try (ObjectStore store = storeOptions.open()) {
         ClusterRestorer restorer = new ClusterRestorer(store);
-        RestorePlan found = restorer.plan(request);
+        RestorePlan found = restorer.choose(request);
         String serverId = mostCommonPeer(found.groups());
         int port = freePort();
         plans = onLoopback(found.groups(), serverId, port);
@@ -194,7 +194,10 @@ public class restore_drill implements Callable<Integer> {
     return counts.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
   }
 
-  /** Every peer on 127.0.0.1: the server's on its port, the others' on ports nothing listens on. */
+  /**
+   * Every peer on 127.0.0.1: the server's on its port, the others' on ports nothing listens on; their
+   * client, admin and data-stream addresses dropped, so the drill never reaches a real host.
+   */
   private static List<GroupPlan> onLoopback(List<GroupPlan> plans, String serverId, int port) throws IOException {
     Map<String, String> addresses = new LinkedHashMap<>();
     addresses.put(serverId, LOOPBACK + ":" + port);
@@ -206,7 +209,8 @@ public class restore_drill implements Callable<Integer> {
       }
     }
     return plans.stream().map(p -> new GroupPlan(p.id(), p.manifest(),
-        p.peers().stream().map(peer -> new Manifest.Peer(peer.id(), addresses.get(peer.id()))).toList(),
+        p.peers().stream().map(peer -> new Manifest.Peer(peer.id(), addresses.get(peer.id()), null, null, null,
+            peer.priority(), peer.role())).toList(),
         p.term())).toList();
   }
 

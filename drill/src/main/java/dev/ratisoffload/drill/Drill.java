@@ -414,7 +414,8 @@ public final class Drill implements Callable<Integer> {
       for (RaftPeerId peer : ports.keySet()) {
         List<String> args = new ArrayList<>(List.of("restore"));
         args.addAll(target.flags());
-        args.addAll(List.of("--cluster", runId, "--data-dir", root.resolve(peer.toString()).toString(),
+        args.addAll(List.of("--cluster", runId, "--peer", peer.toString(),
+            "--data-dir", root.resolve(peer.toString()).toString(),
             "--progress", "never"));
         offload(args);
       }

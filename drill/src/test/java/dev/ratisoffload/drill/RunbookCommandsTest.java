@@ -484,10 +484,12 @@ class RunbookCommandsTest {
       cluster = null;
       ProjectRepository.deleteTree(tmp.resolve("lost"));
     }
-    assertTrue(line.text().contains("/var/lib/ratis/n1"), "the restore is shown for peer n1: " + line);
+    assertTrue(line.text().contains("--peer n1 --data-dir /var/lib/ratis/n1"), "the restore is shown for peer n1: "
+        + line);
     restoreRoot = tmp.resolve("restore-" + ++restores);
     for (RaftPeerId peer : PEERS) {
-      run(arguments(line.text().replace("/var/lib/ratis/n1", "/var/lib/ratis/" + peer)));
+      run(arguments(line.text().replace("--peer n1 --data-dir /var/lib/ratis/n1",
+          "--peer " + peer + " --data-dir /var/lib/ratis/" + peer)));
     }
     Map<RaftPeerId, Integer> ports = line.text().contains("--peers") ? newPorts : oldPorts;
     try (RatisCluster restored = RatisCluster.builder(restoreRoot).existingStorage().ports(ports).build().start()) {

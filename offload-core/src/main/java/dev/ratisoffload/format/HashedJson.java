@@ -3,11 +3,13 @@ package dev.ratisoffload.format;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.ratisoffload.text.Printable;
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -54,8 +56,49 @@ public final class HashedJson {
     return object;
   }
 
+  /**
+   * A body whose header and hash were checked, not yet parsed: the version its header names, and the
+   * object's bytes from {@code offset} on.
+   */
+  public record Body(int version, byte[] object, int offset) {
+
+    /** Parses the body strictly into {@code type}. */
+    public <T> T bind(Class<T> type) throws Defect {
+      T document;
+      try {
+        document = JSON.readValue(object, offset, object.length - offset, type);
+      } catch (java.io.IOException | RuntimeException e) {
+        throw new Defect("unreadable JSON: " + firstLine(e.getMessage()));
+      }
+      if (document == null) {
+        throw new Defect("empty body");
+      }
+      return document;
+    }
+
+    /** Parses the body strictly into a tree, for a reader that upgrades an older version first. */
+    public JsonNode tree() throws Defect {
+      JsonNode json;
+      try {
+        json = JSON.readTree(new ByteArrayInputStream(object, offset, object.length - offset));
+      } catch (java.io.IOException | RuntimeException e) {
+        throw new Defect("unreadable JSON: " + firstLine(e.getMessage()));
+      }
+      if (json == null || json.isMissingNode() || json.isNull()) {
+        throw new Defect("empty body");
+      }
+      return json;
+    }
+  }
+
   /** Checks the header and the body's hash, then parses the body strictly. */
   public static <T> T decode(byte[] object, String magic, int version, int maxBytes, Class<T> type)
+      throws Defect {
+    return decodeBody(object, magic, version, version, maxBytes).bind(type);
+  }
+
+  /** Checks the header (any version from {@code oldest} to {@code newest}) and the body's hash. */
+  public static Body decodeBody(byte[] object, String magic, int oldest, int newest, int maxBytes)
       throws Defect {
     if (object.length > maxBytes) {
       throw new Defect("larger than " + maxBytes + " bytes");
@@ -72,9 +115,13 @@ public final class HashedJson {
     if (parts.length != 3 || !parts[0].equals(magic) || !parts[2].startsWith(HASH)) {
       throw new Defect("malformed header '" + printable(header) + "'");
     }
-    if (!parts[1].equals(Integer.toString(version))) {
+    int version = -1;
+    for (int v = oldest; v <= newest; v++) {
+      version = parts[1].equals(Integer.toString(v)) ? v : version;
+    }
+    if (version < 0) {
       throw new Defect("format version '" + printable(parts[1]) + "' is not supported by this version ("
-          + version + ")");
+          + (oldest == newest ? Integer.toString(newest) : oldest + " to " + newest) + ")");
     }
     String declared = parts[2].substring(HASH.length());
     String actual = Hashes.sha256Hex(object, newline + 1, object.length - newline - 1);
@@ -82,16 +129,16 @@ public final class HashedJson {
       throw new Defect("body hash is " + actual + " but the header says " + printable(declared)
           + " (changed, truncated or extended)");
     }
-    T document;
+    return new Body(version, object, newline + 1);
+  }
+
+  /** Binds an upgraded tree to its type as strictly as a body is parsed (unknown fields refused). */
+  public static <T> T bind(JsonNode json, Class<T> type) throws Defect {
     try {
-      document = JSON.readValue(object, newline + 1, object.length - newline - 1, type);
+      return JSON.treeToValue(json, type);
     } catch (java.io.IOException | RuntimeException e) {
       throw new Defect("unreadable JSON: " + firstLine(e.getMessage()));
     }
-    if (document == null) {
-      throw new Defect("empty body");
-    }
-    return document;
   }
 
   /** At most 80 characters of text, made safe to print ({@link Printable#excerpt}). */

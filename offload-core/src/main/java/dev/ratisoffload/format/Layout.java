@@ -107,7 +107,7 @@ public final class Layout {
   /** Where a damaged chunk is kept for inspection once a scrub moved it aside. */
   public static String damagedChunkKey(String cluster, String group, String sha256, Instant movedAt) {
     if (!Hashes.isSha256Hex(sha256)) {
-      throw new IllegalArgumentException("not a SHA-256: " + sha256);
+      throw new IllegalArgumentException("not a SHA-256: " + Printable.excerpt(sha256));
     }
     return DAMAGED + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/"
         + sha256 + "-" + movedAt.toEpochMilli();

@@ -75,18 +75,12 @@ public final class ManifestRules {
   }
 
   static void check(Manifest m) {
-    require(m.format() == Manifest.FORMAT_VERSION, "format", m.format());
+    require(m.format() == Manifest.FORMAT_VERSION || m.format() == Manifest.FORMAT_1, "format", m.format());
     requireClusterId(m.cluster());
     requireGroupUuid(m.group());
     require(m.term() >= 0, "term", m.term());
     require(m.index() >= 0, "index", m.index());
-    require(m.peers() != null && !m.peers().isEmpty(), "peers", "none");
-    Set<String> peerIds = new HashSet<>();
-    for (Manifest.Peer peer : m.peers()) {
-      require(peer != null && notBlank(peer.id()) && notBlank(peer.address()), "peer", peer);
-      require(peerIds.add(peer.id()), "peer id (duplicate)", peer.id());
-    }
-    require(m.publisher() != null && notBlank(m.publisher().peer()), "publisher", m.publisher());
+    PeerRules.check(m.peers(), m.publisher());
     require(m.publisher().leaderTerm() >= m.term(), "publisher.leaderTerm", m.publisher().leaderTerm());
     require(m.createdAt() != null, "createdAt", null);
     require(m.toolVersion() != null, "toolVersion", null);
@@ -141,10 +135,6 @@ public final class ManifestRules {
   /** The last segment; its length is its size in bytes, as a segment holds ASCII only. */
   private static String lastSegment(String path) {
     return path.substring(path.lastIndexOf('/') + 1);
-  }
-
-  private static boolean notBlank(String s) {
-    return s != null && !s.isBlank();
   }
 
   private static void require(boolean ok, String field, Object value) {

@@ -47,10 +47,33 @@ final class ManifestFixtures {
     Arbitrary<Long> index = Arbitraries.longs().between(0, Long.MAX_VALUE);
     Arbitrary<String> cluster = Arbitraries.strings().withChars("abc019-_.").ofMinLength(0).ofMaxLength(20)
         .map(s -> "c" + s);
-    return Combinators.combine(cluster, term, index, files, Arbitraries.create(UUID::randomUUID))
-        .as((c, t, i, f, uuid) -> new Manifest(Manifest.FORMAT_VERSION, c, uuid.toString(), t, i,
-            List.of(new Manifest.Peer("p0", "127.0.0.1:1")), new Manifest.Publisher("p0", t + 1),
+    return Combinators.combine(cluster, term, index, files, Arbitraries.create(UUID::randomUUID), peers())
+        .as((c, t, i, f, uuid, p) -> new Manifest(Manifest.FORMAT_VERSION, c, uuid.toString(), t, i,
+            p, new Manifest.Publisher(p.get(0).id(), t + 1),
             Instant.ofEpochSecond(1_700_000_000L + i % 1000), "test", f));
+  }
+
+  /** A configuration of 1-5 peers with every field Ratis keeps; the first one votes. */
+  static Arbitrary<List<Manifest.Peer>> peers() {
+    Arbitrary<String> host = Arbitraries.oneOf(
+        Arbitraries.strings().withChars("abcxyz019.-").ofMinLength(1).ofMaxLength(30),
+        Arbitraries.of("127.0.0.1", "[::1]", "[fe80::1:2]", "node-3.ratis.example.com"));
+    Arbitrary<String> address = Combinators.combine(host, Arbitraries.integers().between(1, 65535))
+        .as((h, port) -> h + ":" + port);
+    Arbitrary<String> optional = Arbitraries.oneOf(Arbitraries.just(null), address);
+    Arbitrary<Manifest.Peer> peer = Combinators.combine(
+            Arbitraries.strings().withCharRange('!', '~').excludeChars('=', ',').ofMinLength(1).ofMaxLength(20),
+            address, optional, optional, optional, Arbitraries.integers().between(0, 100),
+            Arbitraries.of(Manifest.Role.class))
+        .as(Manifest.Peer::new);
+    return peer.list().ofMinSize(1).ofMaxSize(5).uniqueElements(Manifest.Peer::id)
+        .map(list -> {
+          List<Manifest.Peer> voting = new ArrayList<>(list);
+          Manifest.Peer first = voting.get(0);
+          voting.set(0, new Manifest.Peer(first.id(), first.address(), first.clientAddress(),
+              first.adminAddress(), first.dataStreamAddress(), first.priority(), Manifest.Role.FOLLOWER));
+          return voting;
+        });
   }
 
   private static boolean pathsCanCoexist(List<String> paths) {

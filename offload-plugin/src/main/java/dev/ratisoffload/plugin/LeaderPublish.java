@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
@@ -155,12 +156,22 @@ final class LeaderPublish {
     }
   }
 
+  /** The whole current configuration, voting peers and listeners, with every field Ratis keeps. */
   private static List<Manifest.Peer> peersOf(RaftServer.Division division) {
     List<Manifest.Peer> peers = new ArrayList<>();
-    for (RaftPeer peer : division.getRaftConf().getCurrentPeers()) {
-      peers.add(new Manifest.Peer(peer.getId().toString(), peer.getAddress()));
+    for (Manifest.Role role : Manifest.Role.values()) {
+      for (RaftPeer peer : division.getRaftConf().getCurrentPeers(RaftPeerRole.valueOf(role.name()))) {
+        peers.add(new Manifest.Peer(peer.getId().toString(), peer.getAddress(),
+            absentIfEmpty(peer.getClientAddress()), absentIfEmpty(peer.getAdminAddress()),
+            absentIfEmpty(peer.getDataStreamAddress()), peer.getPriority(), role));
+      }
     }
     return peers;
+  }
+
+  /** Ratis reads an unset address from its configuration as "". */
+  private static String absentIfEmpty(String address) {
+    return address == null || address.isEmpty() ? null : address;
   }
 
 }

@@ -1,6 +1,7 @@
 package dev.ratisoffload.cli;
 
 import dev.ratisoffload.format.ManifestRules;
+import dev.ratisoffload.format.PeerRules;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -87,8 +88,7 @@ public final class Converters {
 
   /** {@code id=host:port,id=host:port}: new addresses for peers, by id. */
   public static final class Peers implements ITypeConverter<Map<String, String>> {
-    private static final Pattern ADDRESS = Pattern.compile("(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._-]+):([0-9]{1,5})");
-
+    /** Ids and addresses follow the rules a manifest's peers follow: what raft-meta.conf may hold. */
     @Override
     public Map<String, String> convert(String text) {
       Map<String, String> peers = new LinkedHashMap<>();
@@ -96,9 +96,7 @@ public final class Converters {
         int eq = item.indexOf('=');
         String id = eq < 0 ? "" : item.substring(0, eq).trim();
         String address = eq < 0 ? "" : item.substring(eq + 1).trim();
-        var matcher = ADDRESS.matcher(address);
-        if (id.isEmpty() || !matcher.matches() || Integer.parseInt(matcher.group(2)) < 1
-            || Integer.parseInt(matcher.group(2)) > 65535) {
+        if (!PeerRules.isValidPeerId(id) || !PeerRules.isValidAddress(address)) {
           throw new TypeConversionException("'" + item + "' is not id=host:port (e.g. "
               + "n1=10.0.0.5:9872,n2=10.0.0.6:9872)");
         }

@@ -27,9 +27,13 @@ import picocli.CommandLine.ParameterException;
         "Restores groups of a cluster into one peer's Ratis storage directory (--data-dir): every group "
             + "of the cluster or those named, from its newest generation or the one chosen with --index "
             + "or --at. Run it once per peer, then start every peer with StartupOption.RECOVER.",
+        "With --peer ID only the groups whose published configuration names that peer are restored; the "
+            + "others are listed as skipped. Without it, every chosen group must name the same peers "
+            + "(otherwise exit 2, with each peer's groups listed).",
         "Each group directory (named by the group's UUID) gets the snapshot files with their .md5 "
             + "sidecars, current/raft-meta (a term at least the snapshot's) and current/raft-meta.conf "
-            + "(the generation's peers, or the addresses given with --peers). Every byte is verified "
+            + "(the generation's whole configuration: voting peers and listeners, every address and "
+            + "priority; server addresses replaced when given with --peers). Every byte is verified "
             + "before it is moved into place; groups are staged beside their target and renamed in at "
             + "the end, so a failure leaves no group directory. An existing group directory is refused.",
         "Memory: chunks are held whole, up to 8 reads in flight holding 2 x reads + 2 chunks, with 64 MiB "
@@ -41,9 +45,9 @@ import picocli.CommandLine.ParameterException;
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload restore --store s3://backups/ratis --cluster orders-prod \\",
-        "      --data-dir /var/lib/ratis/n1",
+        "      --peer n1 --data-dir /var/lib/ratis/n1",
         "  offload restore --store file:///mnt/backups --cluster orders-prod \\",
-        "      --at 2026-05-01T06:00:00Z --data-dir /var/lib/ratis/n1 \\",
+        "      --at 2026-05-01T06:00:00Z --peer n1 --data-dir /var/lib/ratis/n1 \\",
         "      --peers n1=10.0.1.1:9872,n2=10.0.1.2:9872,n3=10.0.1.3:9872"})
 final class RestoreCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
 
@@ -78,13 +82,23 @@ final class RestoreCommand extends OffloadStoreCommand implements ErrorReporter.
           + "Default: the addresses stored with each generation.")
   private String peers;
 
+  @Option(names = "--peer", paramLabel = "ID",
+      description = "The peer whose directory --data-dir is: restore only the groups whose configuration "
+          + "names it (voting or listener). Default: every chosen group, which must then all name the same "
+          + "peers.")
+  private String peer;
+
   @Option(names = "--data-dir", required = true, paramLabel = "DIR",
-      description = "The peer's Ratis storage directory (raft.server.storage.dir); created if missing.")
+      description = "The peer's Ratis storage directory (raft.server.storage.dir); created if missing. "
+          + "Not a group directory, not empty.")
   private Path dataDir;
 
   /** One restored group, as reported. */
   record Restored(String group, long index, long term, long startTerm, int files, long bytes,
       List<String> peers, String directory) {}
+
+  /** The whole report: {@code --json} prints it as one object. */
+  record Report(String peer, List<Restored> restored, List<RestorePlan.Skipped> skipped) {}
 
   @Override
   public Integer call() {
@@ -94,7 +108,7 @@ final class RestoreCommand extends OffloadStoreCommand implements ErrorReporter.
       RestorePlan plan = restorer.plan(request);
       TransferListener meter = ProgressMeter.create(progress.mode, spec.commandLine().getErr(), "restored");
       List<RestoredGroup> restored = restorer.restore(plan, meter);
-      print(restored);
+      print(restored, plan.skipped());
       return ExitCodes.OK;
     }
   }
@@ -121,17 +135,17 @@ final class RestoreCommand extends OffloadStoreCommand implements ErrorReporter.
         throw new ParameterException(spec.commandLine(), "--peers: " + e.getMessage());
       }
     }
-    return new RestoreRequest(cluster, groups, generation, addresses, dataDir);
+    return new RestoreRequest(cluster, groups, generation, addresses, dataDir, peer);
   }
 
-  private void print(List<RestoredGroup> restored) {
+  private void print(List<RestoredGroup> restored, List<RestorePlan.Skipped> skipped) {
     List<Restored> rows = restored.stream().map(r -> new Restored(r.plan().group(), r.plan().id().index(),
         r.plan().id().term(), r.plan().term(), r.plan().manifest().files().size(), r.plan().bytes(),
-        r.plan().peers().stream().map(p -> p.id() + "=" + p.address()).toList(),
+        r.plan().peerLabels(),
         r.directory().toString())).toList();
     PrintWriter out = spec.commandLine().getOut();
     if (output.json) {
-      Json.print(out, rows);
+      Json.print(out, new Report(peer, rows, skipped));
       return;
     }
     Table table = new Table("GROUP", "INDEX", "TERM", "START TERM", "FILES", "SIZE", "PEERS");
@@ -140,9 +154,13 @@ final class RestoreCommand extends OffloadStoreCommand implements ErrorReporter.
           String.join(",", r.peers()));
     }
     table.print(out);
-    out.println("Restored " + rows.size() + " group(s) into " + dataDir.toAbsolutePath().normalize()
-        + ". Start the peer with StartupOption.RECOVER (the default, FORMAT, refuses existing group"
-        + " directories).");
+    for (RestorePlan.Skipped skip : skipped) {
+      out.println("Skipped group " + skip.group() + " (peers " + String.join(",", skip.peers()) + "): "
+          + skip.reason() + ".");
+    }
+    out.println("Restored " + rows.size() + " group(s)" + (peer == null ? "" : " of peer " + peer) + " into "
+        + dataDir.toAbsolutePath().normalize() + ". Start the peer with StartupOption.RECOVER (the default,"
+        + " FORMAT, refuses existing group directories).");
     out.flush();
   }
 

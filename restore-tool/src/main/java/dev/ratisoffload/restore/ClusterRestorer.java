@@ -54,14 +54,27 @@ public final class ClusterRestorer {
   }
 
   /**
-   * Chooses each group's generation and reads its manifest; writes nothing.
+   * Chooses each group's generation, reads its manifest and keeps the groups that belong in the request's
+   * peer's directory ({@link PeerSelection}); writes nothing.
    *
    * @throws MissingBackupException when the cluster or a group has no matching generation
    * @throws IntegrityException when a manifest is corrupt or disagrees with where it was found
-   * @throws InvalidRestoreRequestException when {@code --peers} does not fit the groups' peers
+   * @throws InvalidRestoreRequestException when the data directory is blank or a group directory, when
+   *     {@code --peers} does not fit the groups' peers, when the peer holds no chosen group, or, without a
+   *     peer, when the groups live on different peers
    * @throws dev.ratisoffload.store.StoreException when the store fails
    */
   public RestorePlan plan(RestoreRequest request) {
+    return PeerSelection.select(choose(request), request.peer());
+  }
+
+  /**
+   * Chooses each group's generation and reads its manifest, for every chosen group whichever peers it
+   * lives on (a caller restoring several peers narrows it with {@link PeerSelection#forPeer}); writes
+   * nothing. Throws as {@link #plan} does, but never for the groups' peers.
+   */
+  public RestorePlan choose(RestoreRequest request) {
+    DataDirectory.requireStorageDirectory(request.dataDir());
     List<String> groups = request.groups().isEmpty() ? groupsOf(request.cluster()) : request.groups();
     List<GroupPlan> plans = new ArrayList<>();
     Set<String> peerIds = new HashSet<>();
@@ -95,6 +108,7 @@ public final class ClusterRestorer {
    */
   public List<RestoredGroup> restore(RestorePlan plan, TransferListener listener) {
     RestoreRequest request = plan.request();
+    DataDirectory.requireStorageDirectory(request.dataDir());
     plan.groups().forEach(group -> memory.readsInFlight(group.manifest(), ChunkPipeline.DEFAULT_PARALLELISM));
     try (DataDirectory directory = DataDirectory.open(request.dataDir())) {
       directory.requireOwnedBy(request.cluster());

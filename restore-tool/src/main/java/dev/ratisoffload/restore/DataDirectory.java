@@ -38,6 +38,11 @@ public final class DataDirectory implements AutoCloseable {
   private static final Pattern STAGING_NAME =
       Pattern.compile("\\.offload-restore-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9a-f]{8}");
   private static final SecureRandom RANDOM = new SecureRandom();
+  /** What Ratis keeps in a group directory, never in a storage directory. */
+  private static final String GROUP_LOCK = "in_use.lock";
+  private static final String GROUP_META = RatisDirectoryWriter.CURRENT_DIR + "/" + RatisDirectoryWriter.RAFT_META;
+  private static final Pattern GROUP_NAME =
+      Pattern.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
   private final Path root;
   private final FileChannel lockChannel;
@@ -47,6 +52,40 @@ public final class DataDirectory implements AutoCloseable {
     this.root = root;
     this.lockChannel = lockChannel;
     this.lock = lock;
+  }
+
+  /**
+   * Refuses, before anything is written, a data directory that cannot be a peer's storage directory: a
+   * blank one (an unset shell variable would restore into the working directory) or one that is itself a
+   * group directory (the groups would land in {@code <uuid>/<uuid>}, where Ratis never looks).
+   *
+   * @throws InvalidRestoreRequestException naming what is wrong and what to give instead
+   */
+  public static void requireStorageDirectory(Path dataDir) {
+    if (dataDir.toString().isBlank()) {
+      throw new InvalidRestoreRequestException("--data-dir is empty (an unset shell variable?); nothing was"
+          + " written. Give the peer's Ratis storage directory (raft.server.storage.dir)");
+    }
+    Path dir = dataDir.toAbsolutePath().normalize();
+    String holds = groupMarker(dir);
+    if (holds != null) {
+      throw new InvalidRestoreRequestException("--data-dir " + dir + " is itself a Ratis group directory (it"
+          + " holds " + holds + "); nothing was written. Give the peer's storage directory, the one that"
+          + " holds the group directories (raft.server.storage.dir), e.g. " + dir.getParent());
+    }
+  }
+
+  /** What makes {@code dir} a group directory, or null: Ratis's lock, its metadata, or a UUID name with current/. */
+  private static String groupMarker(Path dir) {
+    if (Files.exists(dir.resolve(GROUP_LOCK), LinkOption.NOFOLLOW_LINKS)) {
+      return GROUP_LOCK;
+    }
+    if (Files.exists(dir.resolve(GROUP_META), LinkOption.NOFOLLOW_LINKS)) {
+      return GROUP_META;
+    }
+    boolean uuidName = dir.getFileName() != null && GROUP_NAME.matcher(dir.getFileName().toString()).matches();
+    return uuidName && Files.isDirectory(dir.resolve(RatisDirectoryWriter.CURRENT_DIR))
+        ? RatisDirectoryWriter.CURRENT_DIR + "/" : null;
   }
 
   /**

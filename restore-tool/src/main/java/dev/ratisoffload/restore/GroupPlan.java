@@ -22,6 +22,12 @@ public record GroupPlan(GenerationId id, Manifest manifest, List<Manifest.Peer> 
     return id.group();
   }
 
+  /** Each peer as reported to the operator: {@code id=address}, with {@code (listener)} for a non-voter. */
+  public List<String> peerLabels() {
+    return peers.stream().map(p -> p.id() + "=" + p.address()
+        + (p.role() == Manifest.Role.LISTENER ? "(listener)" : "")).toList();
+  }
+
   /** Snapshot bytes to transfer. */
   public long bytes() {
     return manifest.totalBytes();

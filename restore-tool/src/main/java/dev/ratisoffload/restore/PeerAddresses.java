@@ -5,13 +5,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Gives a group's peers new addresses when a cluster is restored onto other hosts or ports. */
+/**
+ * Gives a group's peers new server addresses when a cluster is restored onto other hosts or ports; every
+ * other field of a peer (client, admin and data-stream addresses, priority, role) is kept.
+ */
 final class PeerAddresses {
 
   private PeerAddresses() {}
 
   /**
-   * The peers with their new addresses; every peer keeps its id.
+   * The peers with their new addresses; every peer keeps its id and its other fields.
    *
    * @throws InvalidRestoreRequestException when a peer of the group has no new address
    */
@@ -27,7 +30,7 @@ final class PeerAddresses {
             + " of group " + group + " (its peers are " + ids(peers) + "); nothing was written."
             + " Give every peer of the group an address");
       }
-      moved.add(new Manifest.Peer(peer.id(), address));
+      moved.add(peer.withAddress(address));
     }
     return moved;
   }

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Properties;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftPeer;
 
 /**
@@ -64,13 +66,22 @@ public final class RatisDirectoryWriter {
 
   /**
    * Ratis's configuration file: one serialized {@link LogEntryProto} holding a configuration entry,
-   * as {@code RaftStorageImpl.writeRaftConfiguration} writes it.
+   * as {@code RaftStorageImpl.writeRaftConfiguration} writes it. Voting peers go into its peers, listeners
+   * into its listeners, each with every address, its priority and its start-up role.
    */
   public static byte[] raftMetaConf(long term, long index, List<Manifest.Peer> peers) {
     RaftConfigurationProto.Builder conf = RaftConfigurationProto.newBuilder();
     for (Manifest.Peer peer : peers) {
-      conf.addPeers(RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build()
-          .getRaftPeerProto());
+      boolean listener = peer.role() == Manifest.Role.LISTENER;
+      RaftPeerProto proto = RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address())
+          .setClientAddress(peer.clientAddress()).setAdminAddress(peer.adminAddress())
+          .setDataStreamAddress(peer.dataStreamAddress()).setPriority(peer.priority())
+          .setStartupRole(listener ? RaftPeerRole.LISTENER : RaftPeerRole.FOLLOWER).build().getRaftPeerProto();
+      if (listener) {
+        conf.addListeners(proto);
+      } else {
+        conf.addPeers(proto);
+      }
     }
     return LogEntryProto.newBuilder().setTerm(term).setIndex(index).setConfigurationEntry(conf)
         .build().toByteArray();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratisoffload.format.GenerationReader;
+import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.VerificationRecord;
@@ -306,8 +307,9 @@ class OffloadCommandTest {
     Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--data-dir", data.toString(),
         "--json");
     assertEquals(0, r.code(), r.toString());
-    JsonNode restored = JSON.readTree(r.out());
+    JsonNode restored = JSON.readTree(r.out()).get("restored");
     assertEquals(2, restored.size());
+    assertEquals(0, JSON.readTree(r.out()).get("skipped").size());
     assertEquals(300, restored.get(0).get("index").asLong());
     assertEquals(3, restored.get(0).get("startTerm").asLong());
     assertTrue(Files.isRegularFile(data.resolve(G1).resolve("sm/snapshot.2_300")));
@@ -331,7 +333,7 @@ class OffloadCommandTest {
     Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--at", "2026-05-01T01:00:00Z",
         "--data-dir", tmp.resolve("at").toString(), "--json");
     assertEquals(0, r.code(), r.toString());
-    JsonNode restored = JSON.readTree(r.out());
+    JsonNode restored = JSON.readTree(r.out()).get("restored");
     assertEquals(G1, restored.get(0).get("group").asText());
     assertEquals(100, restored.get(0).get("index").asLong());
     assertEquals(40, restored.get(1).get("index").asLong());
@@ -375,6 +377,71 @@ class OffloadCommandTest {
     assertOneErrorLine(r);
     assertFalse(Files.exists(data.resolve(G1)));
     assertFalse(Files.exists(data.resolve(G2)));
+  }
+
+  /** A store whose groups live on different peers: G1 on n0-n2, G2 on n1, n2 and listener n3. */
+  String multiRaftStore() throws IOException {
+    Path store = Files.createDirectories(tmp.resolve("multi-store"));
+    DirectoryObjectStore directory = new DirectoryObjectStore(store);
+    Path scratch = Files.createDirectories(tmp.resolve("multi-scratch"));
+    Generations.publish(directory, scratch, Generations.snapshot(CLUSTER, G1, 1, 10, T0, 100, 1));
+    Generations.publish(directory, scratch, Generations.snapshot(CLUSTER, G2, 1, 20, T0, 100, 2).withPeers(List.of(
+        Generations.PEERS.get(1), Generations.PEERS.get(2),
+        new Manifest.Peer("n3", "127.0.0.1:9003", null, null, null, 0, Manifest.Role.LISTENER))));
+    return store.toUri().toString();
+  }
+
+  @Test
+  void restoreWithPeerWritesThatPeersGroupsAndSaysWhichItSkipped() throws Exception {
+    String store = multiRaftStore();
+    Path n0 = tmp.resolve("n0");
+    Cli.Result r = Cli.run("restore", "--store", store, "--cluster", CLUSTER, "--peer", "n0", "--data-dir",
+        n0.toString());
+    assertEquals(0, r.code(), r.toString());
+    assertTrue(r.out().contains("Skipped group " + G2 + " (peers n1,n2,n3): its configuration does not name"
+        + " peer n0."), r.toString());
+    assertTrue(Files.isDirectory(n0.resolve(G1)));
+    assertFalse(Files.exists(n0.resolve(G2)));
+
+    Cli.Result listener = Cli.run("restore", "--store", store, "--cluster", CLUSTER, "--peer", "n3", "--data-dir",
+        tmp.resolve("n3").toString(), "--json");
+    assertEquals(0, listener.code(), listener.toString());
+    JsonNode report = JSON.readTree(listener.out());
+    assertEquals("n3", report.get("peer").asText());
+    assertEquals(G2, report.get("restored").get(0).get("group").asText());
+    assertTrue(report.get("restored").get(0).get("peers").toString().contains("n3=127.0.0.1:9003(listener)"),
+        report.toString());
+    assertEquals(G1, report.get("skipped").get(0).get("group").asText());
+    assertEquals("its configuration does not name peer n3", report.get("skipped").get(0).get("reason").asText());
+  }
+
+  @Test
+  void restoreWithoutPeerOfGroupsOnDifferentPeersExits2ListingEachPeersGroups() throws Exception {
+    Path data = tmp.resolve("all");
+    Cli.Result r = Cli.run("restore", "--store", multiRaftStore(), "--cluster", CLUSTER, "--data-dir",
+        data.toString());
+    assertEquals(2, r.code(), r.toString());
+    assertTrue(r.err().contains("peer n0 holds 1 group(s): " + G1 + ";"), r.toString());
+    assertTrue(r.err().contains("peer n3 holds 1 group(s): " + G2), r.toString());
+    assertTrue(r.err().contains("Run one restore per peer with --peer ID"), r.toString());
+    assertOneErrorLine(r);
+    assertFalse(Files.exists(data));
+  }
+
+  @Test
+  void restoreIntoAGroupDirectoryOrAnEmptyDataDirExits2() throws Exception {
+    Path data = tmp.resolve("n5");
+    assertEquals(0, Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--group", G1,
+        "--data-dir", data.toString()).code());
+    for (String bad : List.of(data.resolve(G1).toString(), "")) {
+      Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--group", G2,
+          "--data-dir", bad);
+      assertEquals(2, r.code(), r.toString());
+      assertTrue(r.err().contains("nothing was written"), r.toString());
+      assertOneErrorLine(r);
+    }
+    assertFalse(Files.exists(data.resolve(G1).resolve(G2)));
+    assertFalse(Files.exists(Path.of(G2)));
   }
 
   // ---- status

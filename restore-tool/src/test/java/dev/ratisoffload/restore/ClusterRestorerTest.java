@@ -21,6 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.raftlog.LogProtoUtils;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -256,6 +260,103 @@ class ClusterRestorerTest {
     assertEquals(Generations.PEERS, group.peers());
     Manifest manifest = group.manifest();
     assertEquals(20_000, manifest.totalBytes());
+  }
+
+  // ---- which groups belong in a peer's directory
+
+  static final String G3 = "33333333-3333-4333-8333-333333333333";
+  static final Manifest.Peer N0 = Generations.PEERS.get(0);
+  static final Manifest.Peer N1 = Generations.PEERS.get(1);
+  static final Manifest.Peer N2 = Generations.PEERS.get(2);
+  static final Manifest.Peer N3_LISTENER = new Manifest.Peer("n3", "127.0.0.1:9003", "127.0.0.1:9103", null, null,
+      0, Manifest.Role.LISTENER);
+
+  /** A second cluster whose groups live on different peers: G1 on n0-n2, G3 on n1, n2 and listener n3. */
+  ClusterRestorer multiRaft() throws IOException {
+    Path scratch = Files.createDirectories(tmp.resolve("scratch-multi"));
+    DirectoryObjectStore multi = new DirectoryObjectStore(Files.createDirectories(tmp.resolve("multi")));
+    Generations.publish(multi, scratch, Generations.snapshot("multi", G1, 1, 10, T0, 100, 5));
+    Generations.publish(multi, scratch, Generations.snapshot("multi", G3, 2, 20, T0, 100, 6)
+        .withPeers(List.of(N1, N2, N3_LISTENER)));
+    return new ClusterRestorer(multi);
+  }
+
+  RestoreRequest multiRequest(String peer) {
+    return new RestoreRequest("multi", List.of(), new GenerationChoice.Newest(), Map.of(), dataDir, peer);
+  }
+
+  @Test
+  void aPeerGetsOnlyTheGroupsItsConfigurationNames() throws Exception {
+    ClusterRestorer multi = multiRaft();
+
+    RestorePlan n0 = multi.plan(multiRequest("n0"));
+    assertEquals(List.of(G1), n0.groups().stream().map(GroupPlan::group).toList());
+    assertEquals(List.of(new RestorePlan.Skipped(G3, List.of("n1", "n2", "n3"),
+        "its configuration does not name peer n0")), n0.skipped());
+
+    List<RestoredGroup> listener = multi.restore(multi.plan(multiRequest("n3")), TransferListener.NONE);
+    assertEquals(List.of(G3), listener.stream().map(r -> r.plan().group()).toList());
+    assertEquals(List.of(G3), groupDirectories(), "a listener holds its groups too; G1 is not written");
+
+    assertEquals(2, multi.plan(multiRequest("n1")).groups().size());
+  }
+
+  @Test
+  void withoutAPeerGroupsOnDifferentPeersAreAUsageErrorListingEachPeersGroups() throws Exception {
+    ClusterRestorer multi = multiRaft();
+
+    InvalidRestoreRequestException e = assertThrows(InvalidRestoreRequestException.class,
+        () -> multi.plan(multiRequest(null)));
+    assertTrue(e.getMessage().contains("peer n0 holds 1 group(s): " + G1 + ";"), e.getMessage());
+    assertTrue(e.getMessage().contains("peer n1 holds 2 group(s): " + G1 + ", " + G3), e.getMessage());
+    assertTrue(e.getMessage().contains("peer n3 holds 1 group(s): " + G3), e.getMessage());
+    assertTrue(e.getMessage().contains("--peer"), e.getMessage());
+    assertFalse(Files.exists(dataDir));
+    // Groups that all name the same peers need no --peer.
+    assertEquals(1, multi.plan(new RestoreRequest("multi", List.of(G3), new GenerationChoice.Newest(), Map.of(),
+        dataDir)).groups().size());
+  }
+
+  @Test
+  void aPeerNoGroupNamesIsAUsageError() throws Exception {
+    InvalidRestoreRequestException e = assertThrows(InvalidRestoreRequestException.class,
+        () -> multiRaft().plan(multiRequest("n9")));
+    assertTrue(e.getMessage().contains("names peer n9"), e.getMessage());
+    assertTrue(e.getMessage().contains("peer n0 holds"), e.getMessage());
+    assertThrows(InvalidRestoreRequestException.class, () -> multiRequest("n1\u001b[2J"));
+  }
+
+  @Test
+  void newAddressesKeepTheListenerItsPriorityAndItsOtherAddresses() throws Exception {
+    ClusterRestorer multi = multiRaft();
+    Map<String, String> moved = Map.of("n1", "127.0.0.1:8001", "n2", "127.0.0.1:8002", "n3", "127.0.0.1:8003");
+    multi.restore(multi.plan(new RestoreRequest("multi", List.of(G3), new GenerationChoice.Newest(), moved,
+        dataDir, "n2")), TransferListener.NONE);
+
+    RaftConfiguration conf = LogProtoUtils.toRaftConfiguration(LogEntryProto.parseFrom(
+        Files.readAllBytes(dataDir.resolve(G3).resolve("current/raft-meta.conf"))));
+    RaftPeer listener = conf.getPeer(RaftPeerId.valueOf("n3"), RaftPeerRole.LISTENER);
+    assertEquals("127.0.0.1:8003", listener.getAddress());
+    assertEquals("127.0.0.1:9103", listener.getClientAddress());
+    assertEquals(2, conf.getCurrentPeers(RaftPeerRole.FOLLOWER).size());
+  }
+
+  @Test
+  void aGroupDirectoryOrABlankDataDirIsAUsageErrorAndNothingIsWritten() throws Exception {
+    restore(request(List.of(G1), new GenerationChoice.Newest()));
+    Path groupDir = dataDir.resolve(G1);
+    Path lockOnly = Files.createDirectories(tmp.resolve("locked"));
+    Files.createFile(lockOnly.resolve("in_use.lock"));
+    Path uuidNamed = Files.createDirectories(tmp.resolve(G2).resolve("current"));
+
+    for (Path bad : List.of(groupDir, lockOnly, uuidNamed.getParent(), Path.of(""), Path.of("  "))) {
+      InvalidRestoreRequestException e = assertThrows(InvalidRestoreRequestException.class,
+          () -> restorer.plan(new RestoreRequest(CLUSTER, List.of(G2), new GenerationChoice.Newest(), Map.of(),
+              bad)), bad.toString());
+      assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
+    }
+    assertFalse(Files.exists(groupDir.resolve(G2)), "no <uuid>/<uuid>");
+    assertFalse(Files.exists(Path.of(G2)), "nothing in the working directory");
   }
 
   List<String> groupDirectories() throws IOException {

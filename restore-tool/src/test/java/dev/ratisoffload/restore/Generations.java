@@ -32,9 +32,21 @@ public final class Generations {
 
   private Generations() {}
 
-  /** A snapshot to publish: its files' bytes by path relative to the group directory. */
+  /** A snapshot to publish: its files' bytes by path relative to the group directory, and its peers. */
   public record Snapshot(String cluster, String group, long term, long index, long leaderTerm,
-      Instant createdAt, Map<String, byte[]> files) {}
+      Instant createdAt, Map<String, byte[]> files, List<Manifest.Peer> peers) {
+
+    /** A snapshot of a group on {@link #PEERS}. */
+    public Snapshot(String cluster, String group, long term, long index, long leaderTerm, Instant createdAt,
+        Map<String, byte[]> files) {
+      this(cluster, group, term, index, leaderTerm, createdAt, files, PEERS);
+    }
+
+    /** The same snapshot of a group whose configuration is {@code members}. */
+    public Snapshot withPeers(List<Manifest.Peer> members) {
+      return new Snapshot(cluster, group, term, index, leaderTerm, createdAt, files, members);
+    }
+  }
 
   /** A Ratis-style snapshot of random bytes: one state machine file, as SimpleStateMachineStorage names it. */
   public static Snapshot snapshot(String cluster, String group, long term, long index, Instant createdAt,
@@ -62,7 +74,8 @@ public final class Generations {
           Hashes.hex(Hashes.md5().digest(file.getValue()))));
     }
     SnapshotSource source = new SnapshotSource(snapshot.cluster(), snapshot.group(), snapshot.term(),
-        snapshot.index(), PEERS, new Manifest.Publisher("n0", snapshot.leaderTerm()), pinned);
+        snapshot.index(), snapshot.peers(), new Manifest.Publisher(snapshot.peers().get(0).id(),
+        snapshot.leaderTerm()), pinned);
     GenerationPublisher publisher = new GenerationPublisher(store, ChunkingPolicy.ofAverage(1024),
         Runnable::run, 4, Clock.fixed(snapshot.createdAt(), ZoneOffset.UTC));
     PublishResult result = publisher.publish(source, () -> null);
@@ -83,7 +96,7 @@ public final class Generations {
       throw new IllegalArgumentException("the manifest does not say " + from);
     }
     body = body.replace(from, to);
-    return ("ratis-offload-manifest 1 sha256=" + Hashes.sha256Hex(body.getBytes(StandardCharsets.UTF_8))
+    return ("ratis-offload-manifest " + Manifest.FORMAT_VERSION + " sha256=" + Hashes.sha256Hex(body.getBytes(StandardCharsets.UTF_8))
         + "\n" + body).getBytes(StandardCharsets.UTF_8);
   }
 

@@ -118,7 +118,7 @@ public final class RatisCluster implements AutoCloseable {
         .setId(id)
         .setPort(port(id))
         .setStorageDir(storageDir(id))
-        .setGroups(groups)
+        .setGroups(groupsOf(id))
         .setStateMachineRegistry(stateMachines)
         .setStartupOption(option)
         .setProperties(properties.apply(id))
@@ -191,6 +191,11 @@ public final class RatisCluster implements AutoCloseable {
   }
 
   // ---- topology ---------------------------------------------------------------------------
+
+  /** The groups whose members include the peer (every group, unless built with {@code groupMembers}). */
+  public List<RaftGroup> groupsOf(RaftPeerId id) {
+    return groups.stream().filter(g -> g.getPeer(id) != null).toList();
+  }
 
   public List<RaftPeer> peers() {
     return peers;
@@ -368,6 +373,7 @@ public final class RatisCluster implements AutoCloseable {
     private List<RaftPeerId> peerIds;
     private int groupCount = 1;
     private List<RaftGroupId> groupIds;
+    private Map<RaftGroupId, Function<List<RaftPeer>, List<RaftPeer>>> members;
     private StateMachine.Registry stateMachines = groupId -> new KvStateMachine();
     private Function<RaftPeerId, RaftProperties> properties = id -> new RaftProperties();
     private Attachment attachment;
@@ -411,6 +417,18 @@ public final class RatisCluster implements AutoCloseable {
     /** Use these group ids (so a state machine registry can tell them apart). */
     public Builder groupIds(List<RaftGroupId> ids) {
       this.groupIds = List.copyOf(ids);
+      this.members = null;
+      return this;
+    }
+
+    /**
+     * A multi-Raft layout: these groups, each on the members its function picks from the cluster's peers
+     * (and shapes, e.g. with {@code RaftPeer.newBuilder(peer).setPriority(2)} or a LISTENER start-up role).
+     * A peer starts only the groups it is a member of.
+     */
+    public Builder groupMembers(Map<RaftGroupId, Function<List<RaftPeer>, List<RaftPeer>>> members) {
+      this.members = new LinkedHashMap<>(members);
+      this.groupIds = List.copyOf(members.keySet());
       return this;
     }
 
@@ -483,8 +501,24 @@ public final class RatisCluster implements AutoCloseable {
       }
       final List<RaftGroupId> gids = groupIds != null ? groupIds
           : existing ? discoverGroups(dirs.values()) : randomGroupIds(groupCount);
-      final List<RaftGroup> groupList = gids.stream().map(g -> RaftGroup.valueOf(g, peerList)).toList();
+      final List<RaftGroup> groupList = gids.stream()
+          .map(g -> RaftGroup.valueOf(g, membersOf(g, peerList, dirs))).toList();
       return new RatisCluster(this, peerList, groupList, dirs);
+    }
+
+    /**
+     * A group's members: as {@code groupMembers} picks them; on discovered storage, the peers whose
+     * storage dir holds the group's directory; otherwise every peer.
+     */
+    private List<RaftPeer> membersOf(RaftGroupId group, List<RaftPeer> all, Map<RaftPeerId, Path> dirs) {
+      if (members != null) {
+        return members.get(group).apply(all);
+      }
+      if (existing && groupIds == null) {
+        return all.stream().filter(p -> dirs.get(p.getId()).resolve(groupDirName(group)).toFile().isDirectory())
+            .toList();
+      }
+      return all;
     }
 
     private static List<RaftGroupId> randomGroupIds(int count) {
