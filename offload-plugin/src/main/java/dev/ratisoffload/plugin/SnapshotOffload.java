@@ -7,6 +7,7 @@ import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.retention.GarbageCollector;
+import dev.ratisoffload.retention.GroupActivity;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.store.StoreException;
@@ -58,7 +59,6 @@ public final class SnapshotOffload implements AutoCloseable {
   /** One for the peer: every group publishing here at once shares it. */
   private final BandwidthBudget budget;
   private final OffloadMetrics metrics;
-  private final Clock clock;
   private final PublishScheduler scheduler;
   private final Map<RaftGroupId, GroupState> groups = new ConcurrentHashMap<>();
   /** The groups whose series this server created (the registry may be shared with other servers). */
@@ -76,9 +76,9 @@ public final class SnapshotOffload implements AutoCloseable {
         PublishScheduler.daemon("offload-publish"));
     this.budget = BandwidthBudget.forReading(settings.uploadBandwidth());
     this.leaderPublish = new LeaderPublish(server, settings, store, new GenerationPublisher(store,
-        settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock, budget), shutdown);
+        settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock, budget,
+        new GroupActivity(store, settings.retention().chunkGrace())), shutdown);
     this.metrics = OffloadMetrics.acquire(b.registry);
-    this.clock = b.clock;
     this.scheduler = b.scheduled
         ? new PublishScheduler(server::getGroupIds, this::publishNow, new PublishScheduler.GroupListener() {
           @Override
@@ -286,7 +286,7 @@ public final class SnapshotOffload implements AutoCloseable {
   /** Applies the retention policy to a group this peer just published, still holding its lock. */
   private void collectGarbage(String group) {
     GarbageCollector.GcReport report =
-        new GarbageCollector(store, clock).collect(settings.clusterId(), group, settings.retention(), true);
+        new GarbageCollector(store).collect(settings.clusterId(), group, settings.retention(), true);
     metrics.recordGc(group, report);
     if (report.failure() != null) {
       LOG.warn("garbage collection of group {} stopped after deleting {} manifests and {} chunks: {}",
@@ -296,6 +296,7 @@ public final class SnapshotOffload implements AutoCloseable {
           group, report.expiredManifests().size(), report.deletedChunks(), report.deletedChunkBytes(),
           report.kept().size());
     }
+    report.chunksKept().ifPresent(why -> LOG.info("garbage collection of group {}: chunks kept: {}", group, why));
   }
 
   private void log(RaftGroupId groupId, PublishResult result) {
