@@ -14,11 +14,14 @@ import java.util.regex.Pattern;
  * ratis/chunks/&lt;cluster&gt;/&lt;group uuid&gt;/&lt;first 2 hex of sha256&gt;/&lt;sha256&gt;
  * ratis/verifications/&lt;cluster&gt;/&lt;group uuid&gt;/&lt;index&gt;-&lt;term&gt;/&lt;epoch ms, 19 digits&gt;-&lt;ok|damaged&gt;-&lt;unique&gt;.verification
  * ratis/damaged/&lt;cluster&gt;/&lt;group uuid&gt;/&lt;sha256&gt;-&lt;epoch ms&gt;
+ * ratis/activity/&lt;cluster&gt;/&lt;group uuid&gt;/publish-&lt;unique&gt; or sweep-&lt;unique&gt;
  * </pre>
  *
  * Manifests and chunks live in separate trees so listing generations never pages through chunks; both
  * are namespaced by cluster and group so clusters and groups sharing a bucket never collide. Zero-padded
- * numbers make key order the order of indexes.
+ * numbers make key order the order of indexes. The activity tree holds the short-lived objects by which
+ * a publish and a garbage collection sweep of a group see each other (see
+ * {@code dev.ratisoffload.retention.GroupActivity}); listings of generations and chunks never see them.
  */
 public final class Layout {
 
@@ -26,6 +29,11 @@ public final class Layout {
   public static final String CHUNKS = "ratis/chunks/";
   public static final String VERIFICATIONS = "ratis/verifications/";
   public static final String DAMAGED = "ratis/damaged/";
+  public static final String ACTIVITY = "ratis/activity/";
+  /** The name of a publish's intent starts with this, followed by a unique part. */
+  public static final String PUBLISH_INTENT = "publish-";
+  /** The name of a garbage collection sweep's marker starts with this, followed by a unique part. */
+  public static final String SWEEP_MARKER = "sweep-";
   private static final String SUFFIX = ".manifest";
   private static final Pattern MANIFEST_KEY = Pattern.compile(
       "ratis/manifests/([^/]+)/([^/]+)/([0-9]{19})-([0-9]{19})\\.manifest");
@@ -62,6 +70,25 @@ public final class Layout {
 
   public static String chunkPrefix(String cluster, String group) {
     return CHUNKS + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
+  }
+
+  /** The prefix of a group's publish intents and sweep markers. */
+  public static String activityPrefix(String cluster, String group) {
+    return ACTIVITY + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
+  }
+
+  /**
+   * The key of an activity object: {@link #PUBLISH_INTENT} or {@link #SWEEP_MARKER}, then {@code unique}
+   * (1-200 of {@code [A-Za-z0-9._=-]}).
+   */
+  public static String activityKey(String cluster, String group, String kind, String unique) {
+    if (!kind.equals(PUBLISH_INTENT) && !kind.equals(SWEEP_MARKER)) {
+      throw new IllegalArgumentException("not an activity kind: " + kind);
+    }
+    if (!unique.matches("[A-Za-z0-9._=-]{1,200}")) {
+      throw new IllegalArgumentException("invalid unique part of an activity key: " + unique);
+    }
+    return activityPrefix(cluster, group) + kind + unique;
   }
 
   public static String chunkKey(String cluster, String group, String sha256) {

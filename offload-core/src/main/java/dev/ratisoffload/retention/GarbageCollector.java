@@ -9,35 +9,42 @@ import dev.ratisoffload.retention.RetentionPlan.Candidate;
 import dev.ratisoffload.store.DeleteRefusedException;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreException;
-import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * Applies a {@link RetentionPolicy} to one group in two phases: first the manifests the policy expires
- * (so those generations stop existing), then the chunks that no remaining manifest references and that
- * are older than the grace period. It fails closed: a listing error, a manifest that cannot be read or
- * verified, or a key under the manifest tree that is not a manifest stops the group's sweep before
- * anything more is deleted, and the report says what was deleted and what was left.
+ * (so those generations stop existing), then the chunks that no remaining manifest references, as a
+ * sweep of {@link GroupActivity}: none while a publish of the group is in progress, since the publish may
+ * count on them, and none after half of the chunk grace. It fails closed: a listing error, a manifest
+ * that cannot be read or verified, or a key under the manifest tree that is not a manifest stops the
+ * group's sweep before anything more is deleted, and the report says what was deleted and what was left.
  */
 public final class GarbageCollector {
 
   private final ObjectStore store;
   private final GenerationReader reader;
-  private final Clock clock;
+  private final LongSupplier nanoTime;
 
-  public GarbageCollector(ObjectStore store, Clock clock) {
+  public GarbageCollector(ObjectStore store) {
+    this(store, System::nanoTime);
+  }
+
+  /** With a local monotonic clock of the caller's (tests move it). */
+  public GarbageCollector(ObjectStore store, LongSupplier nanoTime) {
     this.store = store;
     this.reader = new GenerationReader(store);
-    this.clock = clock;
+    this.nanoTime = nanoTime;
   }
 
   /** The groups of a cluster that have generations, as lowercase UUIDs. */
@@ -77,30 +84,21 @@ public final class GarbageCollector {
         report.expiredManifests.add(id);
         manifests.remove(id);
       }
-      // Phase 2 re-reads the manifest listing: a generation published since phase 1 keeps its chunks.
-      Map<GenerationId, Manifest> remaining = apply ? readAll(cluster, group) : manifests;
-      Set<String> referenced = new HashSet<>();
-      remaining.values().forEach(m -> m.files().forEach(f -> f.chunks().forEach(ch -> referenced.add(ch.sha256()))));
-      Instant graceCutoff = clock.instant().minus(policy.chunkGrace());
-      for (ObjectInfo chunk : store.list(Layout.chunkPrefix(cluster, group))) {
-        String sha = chunk.key().substring(chunk.key().lastIndexOf('/') + 1);
-        if (referenced.contains(sha)) {
-          continue;
+      if (!apply) {
+        collectChunks(cluster, group, manifests, null, report);
+        return report;
+      }
+      GroupActivity activity =
+          new GroupActivity(store, policy.chunkGrace(), GroupActivity.DEFAULT_SWEEP_WAIT, nanoTime);
+      try (GroupActivity.Sweep sweep = activity.beginSweep(cluster, group)) {
+        Optional<GroupActivity.Activity> publish = sweep.livePublish();
+        if (publish.isPresent()) {
+          report.publishInProgress = publish.get();
+          return report;
         }
-        if (chunk.lastModified().isAfter(graceCutoff)) {
-          report.youngChunks++;
-          continue;
-        }
-        if (apply) {
-          try {
-            store.delete(chunk.key());
-          } catch (DeleteRefusedException refused) {
-            report.refusedDeletes++;
-            continue;
-          }
-        }
-        report.deletedChunks++;
-        report.deletedChunkBytes += chunk.size();
+        sweep.deleteAbandoned();
+        // Listed only after the sweep's marker: a publish that ended before has its manifest here.
+        collectChunks(cluster, group, readAll(cluster, group), sweep, report);
       }
     } catch (StoreException e) {
       report.failure = e;
@@ -108,7 +106,40 @@ public final class GarbageCollector {
     return report;
   }
 
-  /** Reads and checks every manifest of the group; any defect stops the sweep. */
+  /**
+   * Deletes (with a sweep; without one, counts as a plan) every chunk of the group that none of the
+   * manifests references, until the sweep's time is up: the rest is left for the next run.
+   */
+  private void collectChunks(String cluster, String group, Map<GenerationId, Manifest> manifests,
+      GroupActivity.Sweep sweep, GcReport report) {
+    Set<String> referenced = new HashSet<>();
+    manifests.values().forEach(m -> m.files().forEach(f -> f.chunks().forEach(ch -> referenced.add(ch.sha256()))));
+    for (ObjectInfo chunk : store.list(Layout.chunkPrefix(cluster, group))) {
+      String sha = chunk.key().substring(chunk.key().lastIndexOf('/') + 1);
+      if (referenced.contains(sha)) {
+        continue;
+      }
+      if (sweep != null) {
+        if (!sweep.timeLeft()) {
+          report.chunksLeft++;
+          continue;
+        }
+        try {
+          store.delete(chunk.key());
+        } catch (DeleteRefusedException refused) {
+          report.refusedDeletes++;
+          continue;
+        }
+      }
+      report.deletedChunks++;
+      report.deletedChunkBytes += chunk.size();
+    }
+  }
+
+  /**
+   * Reads and checks every manifest of the group; any defect stops the sweep. A manifest deleted since
+   * the listing (by another collector running beside this one) is left out: its generation is gone.
+   */
   private Map<GenerationId, Manifest> readAll(String cluster, String group) {
     String prefix = Layout.manifestPrefix(cluster, group);
     Map<GenerationId, Manifest> manifests = new LinkedHashMap<>();
@@ -116,7 +147,13 @@ public final class GarbageCollector {
       GenerationId id = Layout.parseManifestKey(object.key()).orElseThrow(() -> new IntegrityException(
           "unexpected object " + object.key() + " among the manifests; garbage collection of group " + group
               + " stopped so nothing is deleted on a misunderstanding; move or delete it by hand"));
-      manifests.put(id, reader.readManifest(id));
+      try {
+        manifests.put(id, reader.readManifest(id));
+      } catch (ObjectNotFoundException e) {
+        if (store.head(object.key()).isPresent()) {
+          throw e;
+        }
+      }
     }
     return manifests;
   }
@@ -130,7 +167,8 @@ public final class GarbageCollector {
     private final List<GenerationId> expiredManifests = new ArrayList<>();
     private int deletedChunks;
     private long deletedChunkBytes;
-    private int youngChunks;
+    private GroupActivity.Activity publishInProgress;
+    private int chunksLeft;
     private int refusedDeletes;
     private StoreException failure;
 
@@ -171,9 +209,18 @@ public final class GarbageCollector {
       return deletedChunkBytes;
     }
 
-    /** Unreferenced chunks left because they are younger than the grace period. */
-    public int youngChunks() {
-      return youngChunks;
+    /**
+     * Why no chunk was deleted although the sweep ran: "a publish of the group is in progress (intent K
+     * written T)"; empty otherwise. Not an error: the next run collects them.
+     */
+    public Optional<String> chunksKept() {
+      return Optional.ofNullable(publishInProgress).map(p ->
+          "a publish of the group is in progress (intent " + p.key() + " written " + p.written() + ")");
+    }
+
+    /** Unreferenced chunks left for the next run because half of the chunk grace had passed. */
+    public int chunksLeft() {
+      return chunksLeft;
     }
 
     /** Deletes the store refused (object lock); skipped, not errors. */

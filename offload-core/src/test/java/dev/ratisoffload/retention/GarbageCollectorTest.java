@@ -2,19 +2,23 @@ package dev.ratisoffload.retention;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.format.CorruptManifestException;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.retention.RetentionPlan.Candidate;
+import dev.ratisoffload.store.ForwardingObjectStore;
 import dev.ratisoffload.store.InMemoryObjectStore;
 import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.ObjectStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class GarbageCollectorTest {
@@ -45,7 +49,7 @@ class GarbageCollectorTest {
   void withoutApplyNothingChanges() {
     publishFive();
     List<String> before = allKeys();
-    GarbageCollector.GcReport plan = new GarbageCollector(store, clock).collect("c", group, keepTwo, false);
+    GarbageCollector.GcReport plan = new GarbageCollector(store).collect("c", group, keepTwo, false);
     assertEquals(3, plan.expiredManifests().size());
     assertEquals(3, plan.deletedChunks(), "the plan names the three unique chunks of expired generations");
     assertEquals(before, allKeys());
@@ -54,7 +58,7 @@ class GarbageCollectorTest {
   @Test
   void appliesTheTwoPhases() {
     List<GenerationId> ids = publishFive();
-    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group, keepTwo, true);
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, keepTwo, true);
     assertEquals(List.of(ids.get(2), ids.get(1), ids.get(0)), report.expiredManifests());
     assertEquals(3, report.deletedChunks());
     assertEquals(2, store.list(Layout.manifestPrefix("c", group)).size());
@@ -62,14 +66,78 @@ class GarbageCollectorTest {
   }
 
   @Test
-  void youngUnreferencedChunksSurviveTheGracePeriod() {
+  void unreferencedChunksGoWhateverTheirAgeAndTheSweepLeavesNoMarker() {
     publishFive();
-    clock.now = clock.now.minusSeconds(3600 - 60); // one minute after the last publish
-    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group,
+    clock.now = clock.now.minusSeconds(3600 - 1); // a second after the last publish
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group,
         new RetentionPolicy(1, Duration.ZERO, 0, 0, 0, 0, Duration.ofHours(2)), true);
     assertEquals(4, report.expiredManifests().size());
-    assertEquals(3, report.deletedChunks(), "the unique chunks of generations 1-3 are over two hours old");
-    assertEquals(1, report.youngChunks(), "generation 4's unique chunk is not");
+    assertEquals(4, report.deletedChunks(), "the unique chunks of generations 1-4, however young");
+    assertTrue(report.chunksKept().isEmpty());
+    assertTrue(store.list(Layout.activityPrefix("c", group)).isEmpty(), "the marker is removed");
+  }
+
+  @Test
+  void aPublishInProgressKeepsEveryChunkButManifestsStillExpire() {
+    publishFive();
+    GroupActivity.Claim intent = new GroupActivity(store, keepTwo.chunkGrace())
+        .announcePublish("c", group, "a test publish", () -> false).orElseThrow();
+    int chunks = store.list(Layout.chunkPrefix("c", group)).size();
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, keepTwo, true);
+    assertEquals(3, report.expiredManifests().size());
+    assertEquals(0, report.deletedChunks());
+    assertEquals(chunks, store.list(Layout.chunkPrefix("c", group)).size());
+    assertEquals("a publish of the group is in progress (intent " + intent.key() + " written " + clock.now + ")",
+        report.chunksKept().orElseThrow());
+    assertNull(report.failure(), "not an error");
+    intent.close();
+    assertEquals(3, new GarbageCollector(store).collect("c", group, keepTwo, true).deletedChunks(),
+        "the next run collects them");
+  }
+
+  @Test
+  void anAbandonedIntentHoldsNothingAndIsRemoved() {
+    publishFive();
+    GroupActivity.Claim intent = new GroupActivity(store, keepTwo.chunkGrace())
+        .announcePublish("c", group, "a publish that died", () -> false).orElseThrow();
+    clock.now = clock.now.plus(keepTwo.chunkGrace()).plusSeconds(1); // the sweep's marker is written then
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, keepTwo, true);
+    assertEquals(3, report.deletedChunks());
+    assertTrue(store.head(intent.key()).isEmpty(), "the abandoned intent is deleted");
+    assertTrue(store.list(Layout.activityPrefix("c", group)).isEmpty());
+  }
+
+  @Test
+  void aSweepStopsDeletingAtHalfTheGraceAndLeavesTheRestForTheNextRun() {
+    publishFive();
+    AtomicLong nanos = new AtomicLong();
+    // Each chunk deleted takes a third of the grace on the local clock.
+    ObjectStore slow = new ForwardingObjectStore(store) {
+      @Override
+      public void delete(String key) {
+        super.delete(key);
+        if (key.startsWith(Layout.CHUNKS)) {
+          nanos.addAndGet(keepTwo.chunkGrace().toNanos() / 3);
+        }
+      }
+    };
+    GarbageCollector.GcReport report = new GarbageCollector(slow, nanos::get).collect("c", group, keepTwo, true);
+    assertEquals(2, report.deletedChunks(), "deleted at 0 and at a third of the grace, not at two thirds");
+    assertEquals(1, report.chunksLeft());
+    assertTrue(store.list(Layout.activityPrefix("c", group)).isEmpty());
+  }
+
+  @Test
+  void aStrangeObjectAmongTheActivityStopsChunkCollection() {
+    publishFive();
+    String stray = Layout.activityPrefix("c", group) + "stray";
+    store.overwrite(stray, new byte[] {1});
+    int chunks = store.list(Layout.chunkPrefix("c", group)).size();
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, keepTwo, true);
+    assertTrue(report.failure().getMessage().contains(stray), report.failure().getMessage());
+    assertEquals(chunks, store.list(Layout.chunkPrefix("c", group)).size(), "no chunk deleted");
+    assertEquals(List.of(stray), store.list(Layout.activityPrefix("c", group)).stream().map(ObjectInfo::key).toList(),
+        "the sweep's marker is removed");
   }
 
   @Test
@@ -77,7 +145,7 @@ class GarbageCollectorTest {
     List<GenerationId> ids = publishFive();
     store.overwrite(ids.get(3).manifestKey(), "not a manifest".getBytes());
     List<String> before = allKeys();
-    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group, keepTwo, true);
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, keepTwo, true);
     CorruptManifestException failure = assertInstanceOf(CorruptManifestException.class, report.failure());
     assertTrue(failure.getMessage().contains(ids.get(3).manifestKey()), failure.getMessage());
     assertEquals(before, allKeys(), "nothing was deleted");
@@ -89,7 +157,7 @@ class GarbageCollectorTest {
     publishFive();
     store.overwrite(Layout.manifestPrefix("c", group) + "stray-object", new byte[] {1});
     List<String> before = allKeys();
-    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group, keepTwo, true);
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, keepTwo, true);
     assertTrue(report.failure().getMessage().contains("stray-object"), report.failure().getMessage());
     assertEquals(before, allKeys());
   }
@@ -98,7 +166,7 @@ class GarbageCollectorTest {
   void noRuleKeepsEverything() {
     publishFive();
     List<String> before = allKeys();
-    GarbageCollector.GcReport report = new GarbageCollector(store, clock).collect("c", group,
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group,
         RetentionPolicy.keepAll(), true);
     assertEquals(5, report.kept().size());
     assertEquals(before, allKeys());

@@ -397,8 +397,9 @@ public final class OffloadConfigKeys {
     /** Likewise per month (UTC). */
     public static final String KEEP_MONTHLY_KEY = PREFIX + ".retention.keep-monthly";
     /**
-     * Unreferenced chunks younger than this are never deleted, so a publish in flight keeps its chunks;
-     * it must exceed the longest publish. Default 6h.
+     * How long a publish or a garbage collection sweep may take before the other treats its intent or
+     * marker as abandoned; at least 1min, and above twice the longest publish (a publish that takes longer
+     * than half of it writes no manifest). Default 6h.
      */
     public static final String CHUNK_GRACE_KEY = PREFIX + ".retention.chunk-grace";
 
@@ -412,8 +413,14 @@ public final class OffloadConfigKeys {
           ConfigValues.nonNegativeInt(p, KEEP_DAILY_KEY),
           ConfigValues.nonNegativeInt(p, KEEP_WEEKLY_KEY),
           ConfigValues.nonNegativeInt(p, KEEP_MONTHLY_KEY),
-          toDuration(ConfigValues.nonNegativeDuration(p, CHUNK_GRACE_KEY,
-              TimeDuration.valueOf(RetentionPolicy.DEFAULT_CHUNK_GRACE.toMillis(), TimeUnit.MILLISECONDS))));
+          chunkGrace(p));
+    }
+
+    /** The chunk grace, checked by the rule {@code offload gc --chunk-grace} shares. */
+    private static java.time.Duration chunkGrace(RaftProperties p) {
+      java.time.Duration grace = toDuration(ConfigValues.duration(p, CHUNK_GRACE_KEY,
+          TimeDuration.valueOf(RetentionPolicy.DEFAULT_CHUNK_GRACE.toMillis(), TimeUnit.MILLISECONDS)));
+      return RetentionPolicy.requireSafeChunkGrace(CHUNK_GRACE_KEY, p.get(CHUNK_GRACE_KEY), grace);
     }
 
     public static void setKeepLast(RaftProperties p, int n) {

@@ -11,6 +11,7 @@ import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.retention.GarbageCollector;
+import dev.ratisoffload.retention.GroupActivity;
 import dev.ratisoffload.scrub.Scrubber;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreAccessException;
@@ -67,8 +68,9 @@ public final class SnapshotOffload implements AutoCloseable {
   /** Null when {@code offload.scrub.interval} is 0. */
   private final Scrubber scrubber;
   private final String verifiedBy;
-  private final OffloadMetrics metrics;
+  /** When a scrub is due, against the verification records' times. */
   private final Clock clock;
+  private final OffloadMetrics metrics;
   private final PublishScheduler scheduler;
   private final Map<RaftGroupId, GroupState> groups = new ConcurrentHashMap<>();
   /** The groups whose series this server created (the registry may be shared with other servers). */
@@ -88,10 +90,11 @@ public final class SnapshotOffload implements AutoCloseable {
     this.scrubber = settings.scrubInterval().isZero() ? null
         : new Scrubber(store, b.clock, BandwidthBudget.forReading(settings.scrubBandwidth())::acquire);
     this.verifiedBy = "offload plugin on peer " + safePeerId(b.server);
-    this.leaderPublish = new LeaderPublish(server, settings, store, new GenerationPublisher(store,
-        settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock, budget), shutdown);
-    this.metrics = OffloadMetrics.acquire(b.registry);
     this.clock = b.clock;
+    this.leaderPublish = new LeaderPublish(server, settings, store, new GenerationPublisher(store,
+        settings.chunking(), uploads, settings.uploadParallelism() * 2, b.clock, budget,
+        new GroupActivity(store, settings.retention().chunkGrace())), shutdown);
+    this.metrics = OffloadMetrics.acquire(b.registry);
     this.scheduler = b.scheduled
         ? new PublishScheduler(server::getGroupIds, this::passNow, new PublishScheduler.GroupListener() {
           @Override
@@ -385,7 +388,7 @@ public final class SnapshotOffload implements AutoCloseable {
   /** Applies the retention policy to a group this peer just published, still holding its lock. */
   private void collectGarbage(String group) {
     GarbageCollector.GcReport report =
-        new GarbageCollector(store, clock).collect(settings.clusterId(), group, settings.retention(), true);
+        new GarbageCollector(store).collect(settings.clusterId(), group, settings.retention(), true);
     metrics.recordGc(group, report);
     if (report.failure() != null) {
       LOG.warn("garbage collection of group {} stopped after deleting {} manifests and {} chunks: {}",
@@ -395,6 +398,7 @@ public final class SnapshotOffload implements AutoCloseable {
           group, report.expiredManifests().size(), report.deletedChunks(), report.deletedChunkBytes(),
           report.kept().size());
     }
+    report.chunksKept().ifPresent(why -> LOG.info("garbage collection of group {}: chunks kept: {}", group, why));
   }
 
   private void log(RaftGroupId groupId, PublishResult result) {

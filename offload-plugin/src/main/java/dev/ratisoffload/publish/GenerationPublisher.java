@@ -9,6 +9,8 @@ import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
 import dev.ratisoffload.format.ToolVersion;
+import dev.ratisoffload.retention.GroupActivity;
+import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ObjectInfo;
@@ -27,6 +29,8 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -46,6 +50,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * writes the manifest last, with put-if-absent, only if the {@link Fence} still allows it. A generation
  * therefore exists exactly when its manifest does, and every chunk it names was stored before it.
  * Snapshot files are read within a {@link BandwidthBudget}, which paces everything done with their bytes.
+ * A publish announces itself to garbage collection ({@link GroupActivity}) before it lists the chunks it
+ * will re-use, so that no sweep deletes one of them before its manifest is written.
  */
 public final class GenerationPublisher {
 
@@ -58,6 +64,7 @@ public final class GenerationPublisher {
   private final int maxChunksInFlight;
   private final Clock clock;
   private final BandwidthBudget budget;
+  private final GroupActivity activity;
 
   /** A publisher without a bandwidth budget. */
   public GenerationPublisher(ObjectStore store, ChunkingPolicy chunking, Executor uploads,
@@ -72,12 +79,20 @@ public final class GenerationPublisher {
    */
   public GenerationPublisher(ObjectStore store, ChunkingPolicy chunking, Executor uploads,
       int maxChunksInFlight, Clock clock, BandwidthBudget budget) {
+    this(store, chunking, uploads, maxChunksInFlight, clock, budget,
+        new GroupActivity(store, RetentionPolicy.DEFAULT_CHUNK_GRACE));
+  }
+
+  /** @param activity how publishes and garbage collection of a group see each other (its chunk grace) */
+  public GenerationPublisher(ObjectStore store, ChunkingPolicy chunking, Executor uploads,
+      int maxChunksInFlight, Clock clock, BandwidthBudget budget, GroupActivity activity) {
     this.store = store;
     this.chunking = chunking;
     this.uploads = uploads;
     this.maxChunksInFlight = maxChunksInFlight;
     this.clock = clock;
     this.budget = budget;
+    this.activity = activity;
   }
 
   /**
@@ -96,11 +111,29 @@ public final class GenerationPublisher {
 
   /**
    * Publishes the snapshot. Store errors propagate as {@link dev.ratisoffload.store.StoreException}s
-   * (no manifest is written then); a fence that closes yields {@link PublishResult.Skipped}.
+   * (no manifest is written then), among them a {@link dev.ratisoffload.retention.GroupActivityException}
+   * when a sweep of the group outlasts the wait or the publish outlasts half of the chunk grace; a fence
+   * that closes yields {@link PublishResult.Skipped}.
    */
   public PublishResult publish(SnapshotSource source, Fence fence) throws IOException {
     long started = System.nanoTime();
     GenerationId id = new GenerationId(source.cluster(), source.group(), source.term(), source.index());
+    // The intent first, then the listing of chunks: a sweep either sees the intent or has ended.
+    Optional<GroupActivity.Claim> announced = activity.announcePublish(source.cluster(), source.group(),
+        "publish of index " + source.index() + " by peer " + source.publisher().peer(),
+        () -> fence.check() != null);
+    if (announced.isEmpty()) {
+      return new PublishResult.Skipped(Objects.requireNonNullElse(fence.check(), SkipReason.CLOSED),
+          "stopped while waiting for a garbage collection sweep of the group");
+    }
+    try (GroupActivity.Claim intent = announced.get()) {
+      return publish(source, fence, id, started, intent);
+    }
+  }
+
+  /** The publish once its intent is stored and no sweep runs: from the listing of chunks to the manifest. */
+  private PublishResult publish(SnapshotSource source, Fence fence, GenerationId id, long started,
+      GroupActivity.Claim intent) throws IOException {
     StoredChunks stored = StoredChunks.list(store, source);
     try (Upload upload = new Upload(source, fence, stored)) {
       List<PendingFile> pendingFiles = new ArrayList<>();
@@ -130,6 +163,7 @@ public final class GenerationPublisher {
         if (stop != null) {
           return new PublishResult.Skipped(stop, "checked before writing the manifest");
         }
+        intent.requireTimeLeft(); // else a sweep may already treat the intent as abandoned
         try {
           store.putIfAbsent(id.manifestKey(), Content.of(encoded));
         } catch (ObjectConflictException e) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.S3Settings;
 import java.time.Duration;
 import java.util.stream.Stream;
@@ -69,7 +70,9 @@ class OffloadSettingsTest {
         Arguments.of("offload.retention.keep-monthly", "x", "0 (off)"),
         Arguments.of("offload.retention.keep-within", "-1h", "0 or a positive"),
         Arguments.of("offload.retention.keep-within", "a week", "duration"),
-        Arguments.of("offload.retention.chunk-grace", "-5min", "0 or a positive"));
+        Arguments.of("offload.retention.chunk-grace", "-5min", "at least 1min"),
+        Arguments.of("offload.retention.chunk-grace", "59s", "at least 1min"),
+        Arguments.of("offload.retention.chunk-grace", "0s", "at least 1min"));
   }
 
   @ParameterizedTest(name = "{0} = ''{1}''")
@@ -81,6 +84,18 @@ class OffloadSettingsTest {
     assertTrue(e.getMessage().contains(key), e.getMessage());
     assertTrue(e.getMessage().contains(value), e.getMessage());
     assertTrue(e.getMessage().contains(expected), e.getMessage());
+  }
+
+  @Test
+  void aChunkGraceBelowTheSafeMinimumIsRefusedAsOffloadGcRefusesIt() {
+    RaftProperties p = valid();
+    p.set("offload.retention.chunk-grace", "30s");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OffloadSettings.read(p));
+    IllegalArgumentException shared = assertThrows(IllegalArgumentException.class, () ->
+        RetentionPolicy.requireSafeChunkGrace("offload.retention.chunk-grace", "30s", Duration.ofSeconds(30)));
+    assertEquals(shared.getMessage(), e.getMessage());
+    p.set("offload.retention.chunk-grace", "1min");
+    assertEquals(Duration.ofMinutes(1), OffloadSettings.read(p).retention().chunkGrace());
   }
 
   @Test

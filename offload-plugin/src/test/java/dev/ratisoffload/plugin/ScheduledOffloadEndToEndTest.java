@@ -106,7 +106,7 @@ class ScheduledOffloadEndToEndTest {
     OffloadConfigKeys.Snapshot.setTriggerGap(keys, 20);
     keys.set(OffloadConfigKeys.Upload.CHUNK_SIZE_KEY, "4KB");
     OffloadConfigKeys.Retention.setKeepLast(keys, KEEP_LAST);
-    keys.set(OffloadConfigKeys.Retention.CHUNK_GRACE_KEY, "3s");
+    keys.set(OffloadConfigKeys.Retention.CHUNK_GRACE_KEY, "1min"); // the minimum
     OffloadSettings settings = OffloadSettings.read(keys);
     reader = Stores.open(settings.storeUri(), settings.s3());
     cluster = RatisCluster.builder(tmp.resolve("ratis"))

@@ -1,5 +1,6 @@
 package dev.ratisoffload.publish;
 
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ForwardingObjectStore;
 import dev.ratisoffload.store.ObjectStore;
@@ -14,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A store that delegates to a real one but can fail puts after a number of them, or hold puts until
  * released, to test what a publish leaves behind when the store fails or leadership moves mid-upload.
+ * Only a generation's objects (chunks, manifests) are held, failed and counted: a publish's intent passes.
  */
 public final class FaultyStore extends ForwardingObjectStore {
 
@@ -65,6 +67,9 @@ public final class FaultyStore extends ForwardingObjectStore {
 
   @Override
   public PutOutcome putIfAbsent(String key, Content content) {
+    if (key.startsWith(Layout.ACTIVITY)) {
+      return super.putIfAbsent(key, content);
+    }
     CountDownLatch g = gate;
     if (g != null) {
       blocked.countDown();

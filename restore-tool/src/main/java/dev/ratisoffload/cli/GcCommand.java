@@ -25,8 +25,8 @@ import picocli.CommandLine;
     mixinStandardHelpOptions = true,
     description = {
         "Applies a retention policy to the generations of a cluster, group by group: first the manifests "
-            + "no rule keeps, then the chunks no remaining generation references that are older than "
-            + "--chunk-grace.",
+            + "no rule keeps, then the chunks no remaining generation references, unless a publish of the "
+            + "group is in progress (its chunks are then kept until the next run).",
         "A generation is kept if any rule keeps it; the newest generation of a group is always kept. "
             + "Without --apply it only prints the plan and changes nothing.",
         "A manifest that cannot be read stops that group's collection (exit 3) before anything more is "
@@ -61,8 +61,9 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
   private int keepMonthly;
 
   @Option(names = "--chunk-grace", paramLabel = "DURATION", converter = Converters.RatisDuration.class,
-      description = "Leave unreferenced chunks younger than this, so a publish in flight keeps its "
-          + "chunks (default: ${DEFAULT-VALUE}).")
+      description = "How long a publish or a collection may take before the other treats its activity "
+          + "object as abandoned: the servers' offload.retention.chunk-grace; at least 1min "
+          + "(default: ${DEFAULT-VALUE}).")
   private Duration chunkGrace = RetentionPolicy.DEFAULT_CHUNK_GRACE;
 
   @Option(names = "--apply", description = "Delete what the plan says. Without it nothing is changed.")
@@ -70,7 +71,8 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
 
   /** One group's outcome, for JSON. */
   record GroupResult(String cluster, String group, boolean applied, List<Kept> kept, List<Expired> expired,
-      int chunksDeleted, long chunkBytesDeleted, int youngChunksKept, int refusedDeletes, String failure) {}
+      int chunksDeleted, long chunkBytesDeleted, String chunksKept, int chunksLeftForNextRun, int refusedDeletes,
+      String failure) {}
 
   record Kept(long index, long term, Set<String> reasons) {}
 
@@ -88,7 +90,7 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
     }
     RetentionPolicy policy = policy();
     try (ObjectStore store = openStore()) {
-      GarbageCollector collector = new GarbageCollector(store, parent.clock());
+      GarbageCollector collector = new GarbageCollector(store);
       List<String> groups = selection.groups().isEmpty()
           ? collector.groups(selection.cluster()) : new ArrayList<>(selection.groups());
       List<GcReport> reports = new ArrayList<>();
@@ -105,6 +107,9 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
   private RetentionPolicy policy() {
     RetentionPolicy policy;
     try {
+      var given = spec.commandLine().getParseResult().matchedOption("--chunk-grace");
+      RetentionPolicy.requireSafeChunkGrace("--chunk-grace",
+          given == null ? chunkGrace.toString() : given.stringValues().get(0), chunkGrace);
       policy = new RetentionPolicy(keepLast, keepWithin, keepHourly, keepDaily, keepWeekly, keepMonthly, chunkGrace);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -158,9 +163,12 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
     }
     table.print(out);
     for (GcReport report : reports) {
-      out.printf("group %s: %s %d unreferenced chunk(s), %s; %d younger than --chunk-grace kept%s%s%n",
+      out.printf("group %s: %s %d unreferenced chunk(s), %s%s%s%s%s%n",
           report.group(), apply ? "deleted" : "would delete", report.deletedChunks(),
-          ByteSizes.format(report.deletedChunkBytes()), report.youngChunks(),
+          ByteSizes.format(report.deletedChunkBytes()),
+          report.chunksKept().map(why -> "; chunks kept: " + why).orElse(""),
+          report.chunksLeft() > 0 ? "; " + report.chunksLeft() + " left for the next run (half of --chunk-grace"
+              + " passed)" : "",
           report.refusedDeletes() > 0 ? "; " + report.refusedDeletes() + " delete(s) refused by object lock" : "",
           report.failure() != null ? "; STOPPED: " + ErrorReporter.oneLine(report.failure().getMessage()) : "");
     }
@@ -175,7 +183,7 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
         .map(e -> new Kept(e.getKey().index(), e.getKey().term(), e.getValue())).toList();
     List<Expired> expired = r.expiredManifests().stream().map(id -> new Expired(id.index(), id.term())).toList();
     return new GroupResult(r.cluster(), r.group(), r.applied(), kept, expired, r.deletedChunks(),
-        r.deletedChunkBytes(), r.youngChunks(), r.refusedDeletes(),
+        r.deletedChunkBytes(), r.chunksKept().orElse(null), r.chunksLeft(), r.refusedDeletes(),
         r.failure() == null ? null : r.failure().getMessage());
   }
 

@@ -1,20 +1,22 @@
 package dev.ratisoffload.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.restore.Generations;
+import dev.ratisoffload.retention.GroupActivity;
+import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.DirectoryObjectStore;
 import dev.ratisoffload.store.ObjectInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,8 +34,6 @@ class GcCommandTest {
 
   private DirectoryObjectStore store;
   private String uri;
-  /** A day after the newest generation: every chunk is past the default grace period. */
-  private final Clock later = Clock.fixed(Instant.now().plusSeconds(86_400), ZoneOffset.UTC);
 
   @BeforeEach
   void publishFiveGenerations() throws IOException {
@@ -53,7 +53,7 @@ class GcCommandTest {
   @Test
   void withoutApplyItPrintsThePlanAndChangesNothing() {
     List<String> before = keys();
-    Cli.Result r = Cli.run(later, "gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "2");
+    Cli.Result r = Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "2");
     assertEquals(0, r.code(), r.toString());
     assertTrue(r.out().contains("last 2"), r.toString());
     assertTrue(r.out().contains("delete"), r.toString());
@@ -63,7 +63,7 @@ class GcCommandTest {
 
   @Test
   void withApplyItDeletesWhatThePlanSaidAndTheRestVerifies() throws IOException {
-    Cli.Result r = Cli.run(later, "gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "2", "--apply",
+    Cli.Result r = Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "2", "--apply",
         "--json");
     assertEquals(0, r.code(), r.toString());
     JsonNode group = new ObjectMapper().readTree(r.out()).get("groups").get(0);
@@ -80,11 +80,44 @@ class GcCommandTest {
     String victim = store.list(Layout.manifestPrefix(CLUSTER, GROUP)).get(1).key();
     Files.writeString(store.root().resolve(victim), "garbage");
     List<String> before = keys();
-    Cli.Result r = Cli.run(later, "gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "1", "--apply");
+    Cli.Result r = Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "1", "--apply");
     assertEquals(3, r.code(), r.toString());
     assertTrue(r.err().contains(victim), r.toString());
     assertTrue(r.err().contains("everything else of the group was left"), r.toString());
     assertEquals(before, keys(), "nothing was deleted");
+  }
+
+  @Test
+  void aPublishInProgressKeepsTheChunksAndSaysSo() {
+    GroupActivity.Claim intent = new GroupActivity(store, RetentionPolicy.DEFAULT_CHUNK_GRACE)
+        .announcePublish(CLUSTER, GROUP, "a publish", () -> false).orElseThrow();
+    List<String> chunks = store.list(Layout.chunkPrefix(CLUSTER, GROUP)).stream().map(ObjectInfo::key).toList();
+    Cli.Result r = Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "2", "--apply");
+    assertEquals(0, r.code(), "not an error: " + r);
+    assertTrue(r.out().contains("group " + GROUP + ": deleted 0 unreferenced chunk(s)"), r.toString());
+    assertTrue(r.out().contains("; chunks kept: a publish of the group is in progress (intent " + intent.key()
+        + " written "), r.toString());
+    assertEquals(2, store.list(Layout.manifestPrefix(CLUSTER, GROUP)).size(), "manifests still expire");
+    assertEquals(chunks, store.list(Layout.chunkPrefix(CLUSTER, GROUP)).stream().map(ObjectInfo::key).toList());
+    intent.close();
+    Cli.Result next = Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "2", "--apply");
+    assertTrue(store.list(Layout.chunkPrefix(CLUSTER, GROUP)).size() < chunks.size(), "the next run collects: " + next);
+    assertTrue(store.list(Layout.activityPrefix(CLUSTER, GROUP)).isEmpty());
+  }
+
+  @Test
+  void aChunkGraceBelowTheSafeMinimumIsRefusedAsThePluginRefusesIt() {
+    List<String> before = keys();
+    Cli.Result r = Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "1", "--chunk-grace", "30s",
+        "--apply");
+    assertEquals(2, r.code(), r.toString());
+    String message = assertThrows(IllegalArgumentException.class,
+        () -> RetentionPolicy.requireSafeChunkGrace("--chunk-grace", "30s", Duration.ofSeconds(30))).getMessage();
+    assertTrue(r.err().contains(message), r.toString());
+    assertTrue(message.contains("invalid --chunk-grace = '30s': the chunk grace must be at least 1min"), message);
+    assertEquals(before, keys(), "nothing was deleted");
+    assertEquals(0, Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "1", "--chunk-grace", "1min")
+        .code());
   }
 
   @Test

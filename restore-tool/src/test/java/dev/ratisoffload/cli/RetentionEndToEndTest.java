@@ -47,15 +47,7 @@ class RetentionEndToEndTest {
   @Test
   void storageStaysBoundedAndEveryRemainingGenerationVerifies() throws Exception {
     Path storeDir = tmp.resolve("store");
-    RaftProperties keys = new RaftProperties();
-    OffloadConfigKeys.Store.setUri(keys, storeDir.toUri().toString());
-    OffloadConfigKeys.Cluster.setId(keys, CLUSTER);
-    keys.set(OffloadConfigKeys.Schedule.INTERVAL_KEY, "300ms");
-    keys.set(OffloadConfigKeys.Schedule.JITTER_KEY, "100ms");
-    OffloadConfigKeys.Snapshot.setTriggerGap(keys, 10);
-    keys.set(OffloadConfigKeys.Upload.CHUNK_SIZE_KEY, "4KB");
-    OffloadConfigKeys.Retention.setKeepLast(keys, KEEP_LAST);
-    keys.set(OffloadConfigKeys.Retention.CHUNK_GRACE_KEY, "1s");
+    RaftProperties keys = publishingOften(storeDir.toUri().toString(), CLUSTER, KEEP_LAST);
     DirectoryObjectStore store = new DirectoryObjectStore(storeDir);
     AtomicBoolean writing = new AtomicBoolean(true);
     List<CollectorRegistry> registries = new CopyOnWriteArrayList<>();
@@ -121,6 +113,23 @@ class RetentionEndToEndTest {
       // A generation is about 200 keys (a few KB); twelve of them kept would be several times more.
       assertTrue(maxChunkBytes < snapshotBytes(store) * 6, "chunk bytes of one group: " + maxChunkBytes);
     }
+  }
+
+  /**
+   * The plugin's keys for a test: a publish every 300 ms or so, after every 10 entries, in 4 KB chunks,
+   * keeping the newest {@code keepLast}, with the least chunk grace.
+   */
+  static RaftProperties publishingOften(String storeUri, String cluster, int keepLast) {
+    RaftProperties keys = new RaftProperties();
+    OffloadConfigKeys.Store.setUri(keys, storeUri);
+    OffloadConfigKeys.Cluster.setId(keys, cluster);
+    keys.set(OffloadConfigKeys.Schedule.INTERVAL_KEY, "300ms");
+    keys.set(OffloadConfigKeys.Schedule.JITTER_KEY, "100ms");
+    OffloadConfigKeys.Snapshot.setTriggerGap(keys, 10);
+    keys.set(OffloadConfigKeys.Upload.CHUNK_SIZE_KEY, "4KB");
+    OffloadConfigKeys.Retention.setKeepLast(keys, keepLast);
+    keys.set(OffloadConfigKeys.Retention.CHUNK_GRACE_KEY, "1min");
+    return keys;
   }
 
   /** The size of the newest generation's snapshot, from its manifest. */

@@ -1,0 +1,151 @@
+package dev.ratisoffload.retention;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.store.DirectoryObjectStore;
+import dev.ratisoffload.store.ForwardingObjectStore;
+import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.ObjectStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The publish side's decisions, over a directory store (the store's clock is the files' times). */
+class GroupActivityTest {
+
+  private static final Duration GRACE = Duration.ofMinutes(10);
+
+  @TempDir
+  Path dir;
+
+  private DirectoryObjectStore store;
+  private final String group = UUID.randomUUID().toString();
+  private final AtomicLong nanos = new AtomicLong();
+
+  @BeforeEach
+  void setUp() {
+    store = new DirectoryObjectStore(dir);
+  }
+
+  private List<String> activity() {
+    return store.list(Layout.activityPrefix("c", group)).stream().map(ObjectInfo::key).toList();
+  }
+
+  @Test
+  void aPublishWaitsWhileASweepRunsAndGoesOnWhenItEnds() throws Exception {
+    AtomicInteger listings = new AtomicInteger();
+    CountDownLatch polledTwice = new CountDownLatch(1);
+    ObjectStore counting = new ForwardingObjectStore(store) {
+      @Override
+      public List<ObjectInfo> list(String prefix) {
+        List<ObjectInfo> listed = super.list(prefix);
+        if (listings.incrementAndGet() == 3) { // the sweep's listing, then two of the publish's
+          polledTwice.countDown();
+        }
+        return listed;
+      }
+    };
+    GroupActivity.Sweep sweep = new GroupActivity(counting, GRACE).beginSweep("c", group);
+    CompletableFuture<Optional<GroupActivity.Claim>> publish = CompletableFuture.supplyAsync(() ->
+        new GroupActivity(counting, GRACE).announcePublish("c", group, "test", () -> false));
+    assertTrue(polledTwice.await(30, TimeUnit.SECONDS));
+    assertFalse(publish.isDone(), "still waiting for the sweep");
+    sweep.close();
+    GroupActivity.Claim intent = publish.get(30, TimeUnit.SECONDS).orElseThrow();
+    assertEquals(List.of(intent.key()), activity());
+    intent.close();
+    assertEquals(List.of(), activity());
+  }
+
+  @Test
+  void aPublishThatASweepOutlastsFailsAndLeavesNothing() {
+    GroupActivity.Sweep sweep = new GroupActivity(store, GRACE).beginSweep("c", group);
+    GroupActivity noWait = new GroupActivity(store, GRACE, Duration.ZERO, nanos::get);
+    GroupActivityException e = assertThrows(GroupActivityException.class,
+        () -> noWait.announcePublish("c", group, "test", () -> false));
+    assertTrue(e.getMessage().contains("a garbage collection sweep of group " + group + " is running"), e.getMessage());
+    assertTrue(e.getMessage().contains("nothing of this publish was written"), e.getMessage());
+    assertTrue(e.isRetriable());
+    assertEquals(1, activity().size(), "the intent is removed, the sweep's marker stays");
+    sweep.close();
+  }
+
+  @Test
+  void aPublishStoppedWhileWaitingRemovesItsIntent() {
+    GroupActivity.Sweep sweep = new GroupActivity(store, GRACE).beginSweep("c", group);
+    assertTrue(new GroupActivity(store, GRACE).announcePublish("c", group, "test", () -> true).isEmpty());
+    assertEquals(1, activity().size());
+    sweep.close();
+  }
+
+  /** A sweep whose marker the store dates {@code ago} back. */
+  private GroupActivity.Sweep sweepStarted(Duration ago) throws Exception {
+    GroupActivity.Sweep sweep = new GroupActivity(store, GRACE).beginSweep("c", group);
+    Files.setLastModifiedTime(dir.resolve(activity().get(0)), FileTime.from(Instant.now().minus(ago)));
+    return sweep;
+  }
+
+  @Test
+  void aMarkerHoldsAPublishUntilItIsOlderThanTheGrace() throws Exception {
+    GroupActivity noWait = new GroupActivity(store, GRACE, Duration.ZERO, nanos::get);
+    try (GroupActivity.Sweep slow = sweepStarted(GRACE.minusSeconds(30))) {
+      assertThrows(GroupActivityException.class, () -> noWait.announcePublish("c", group, "test", () -> false));
+    }
+    try (GroupActivity.Sweep died = sweepStarted(GRACE.plusSeconds(5))) {
+      noWait.announcePublish("c", group, "test", () -> false).orElseThrow().close();
+    }
+  }
+
+  @Test
+  void aPublishWritesNoManifestAfterHalfTheGrace() {
+    GroupActivity activity = new GroupActivity(store, GRACE, Duration.ZERO, nanos::get);
+    GroupActivity.Claim intent = activity.announcePublish("c", group, "test", () -> false).orElseThrow();
+    nanos.addAndGet(GRACE.toNanos() / 2 - 1);
+    intent.requireTimeLeft();
+    nanos.addAndGet(1);
+    GroupActivityException e = assertThrows(GroupActivityException.class, intent::requireTimeLeft);
+    assertTrue(e.getMessage().contains("no manifest was written"), e.getMessage());
+    intent.close();
+  }
+
+  @Test
+  void aSweepSeesALivePublishAndJudgesAnOldOneAbandoned() throws Exception {
+    GroupActivity activity = new GroupActivity(store, GRACE);
+    GroupActivity.Claim old = activity.announcePublish("c", group, "died", () -> false).orElseThrow();
+    Files.setLastModifiedTime(dir.resolve(old.key()), FileTime.from(Instant.now().minus(GRACE).minusSeconds(5)));
+    try (GroupActivity.Sweep sweep = activity.beginSweep("c", group)) {
+      assertTrue(sweep.livePublish().isEmpty());
+      sweep.deleteAbandoned();
+    }
+    assertEquals(List.of(), activity(), "the abandoned intent and the marker are gone");
+    GroupActivity.Claim live = activity.announcePublish("c", group, "running", () -> false).orElseThrow();
+    try (GroupActivity.Sweep sweep = activity.beginSweep("c", group)) {
+      assertEquals(live.key(), sweep.livePublish().orElseThrow().key());
+    }
+    live.close();
+  }
+
+  @Test
+  void aChunkGraceBelowTheMinimumIsRefused() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> new GroupActivity(store, Duration.ofSeconds(59)));
+    assertTrue(e.getMessage().contains("at least 1min"), e.getMessage());
+  }
+}
