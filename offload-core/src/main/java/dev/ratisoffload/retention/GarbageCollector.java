@@ -26,7 +26,7 @@ import java.util.function.LongSupplier;
  * Applies a {@link RetentionPolicy} to one group in two phases: first the manifests the policy expires
  * (so those generations stop existing), then the chunks that no remaining manifest references, as a
  * sweep of {@link GroupActivity}: none while a publish of the group is in progress, since the publish may
- * count on them, and none after half of the chunk grace. It fails closed: a listing error, a manifest
+ * count on them, and none after half of its marker's lifetime. It fails closed: a listing error, a manifest
  * that cannot be read or verified, or a key under the manifest tree that is not a manifest stops the
  * group's sweep before anything more is deleted, and the report says what was deleted and what was left.
  */
@@ -218,7 +218,7 @@ public final class GarbageCollector {
           "a publish of the group is in progress (intent " + p.key() + " written " + p.written() + ")");
     }
 
-    /** Unreferenced chunks left for the next run because half of the chunk grace had passed. */
+    /** Unreferenced chunks left for the next run because half of the sweep's marker lifetime had passed. */
     public int chunksLeft() {
       return chunksLeft;
     }

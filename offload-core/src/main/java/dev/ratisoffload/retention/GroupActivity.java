@@ -39,11 +39,18 @@ public final class GroupActivity {
   private static final Logger LOG = LoggerFactory.getLogger(GroupActivity.class);
   /** How long a publish waits for a sweep of its group to end before it fails (and the next pass retries). */
   public static final Duration DEFAULT_SWEEP_WAIT = Duration.ofMinutes(1);
+  /**
+   * A sweep's marker is abandoned after at most this (or the chunk grace, if shorter), so that a killed
+   * collection delays a group's publishes for minutes, not for the chunk grace; a sweep deletes for at
+   * most half of it and leaves the rest to its next run.
+   */
+  public static final Duration MAX_SWEEP_LIFETIME = Duration.ofMinutes(10);
   private static final long FIRST_POLL_MILLIS = 50;
   private static final long LAST_POLL_MILLIS = 1_000;
 
   private final ObjectStore store;
   private final Duration grace;
+  private final Duration sweepLifetime;
   private final Duration sweepWait;
   private final LongSupplier nanoTime;
 
@@ -60,6 +67,7 @@ public final class GroupActivity {
   public GroupActivity(ObjectStore store, Duration chunkGrace, Duration sweepWait, LongSupplier nanoTime) {
     this.store = store;
     this.grace = RetentionPolicy.requireSafeChunkGrace("chunk-grace", chunkGrace.toString(), chunkGrace);
+    this.sweepLifetime = grace.compareTo(MAX_SWEEP_LIFETIME) < 0 ? grace : MAX_SWEEP_LIFETIME;
     this.sweepWait = sweepWait;
     this.nanoTime = nanoTime;
   }
@@ -93,8 +101,8 @@ public final class GroupActivity {
           throw new GroupActivityException("a garbage collection sweep of group " + group + " is running (marker "
               + sweep.get().key() + " written " + sweep.get().written() + ") and did not end within "
               + text(sweepWait) + "; a publish waits for it so that it cannot delete a chunk the publish re-uses,"
-              + " and nothing of this publish was written. If no collection runs (one was killed), delete the"
-              + " marker by hand; otherwise the next pass retries");
+              + " and nothing of this publish was written. The next pass retries; a marker left by a killed"
+              + " collection is ignored " + text(sweepLifetime) + " after it was written (or delete it by hand)");
         }
         sleep(pause, group);
         pause = Math.min(LAST_POLL_MILLIS, pause * 2);
@@ -129,7 +137,8 @@ public final class GroupActivity {
     String key = Layout.activityKey(cluster, group, kind, UUID.randomUUID().toString());
     long started = nanoTime.getAsLong();
     store.putIfAbsent(key, Content.of(who.getBytes(StandardCharsets.UTF_8)));
-    return new Claim(key, group, kind.equals(Layout.PUBLISH_INTENT), started);
+    boolean publish = kind.equals(Layout.PUBLISH_INTENT);
+    return new Claim(key, group, publish, started, publish ? grace : sweepLifetime);
   }
 
   private Listing list(String cluster, String group, Claim own) {
@@ -188,7 +197,7 @@ public final class GroupActivity {
     }
 
     boolean abandoned(Activity a) {
-      return a.written().plus(grace).isBefore(ownWritten);
+      return a.written().plus(a.kind().equals(Layout.PUBLISH_INTENT) ? grace : sweepLifetime).isBefore(ownWritten);
     }
 
     List<Activity> live(String kind) {
@@ -200,18 +209,24 @@ public final class GroupActivity {
     }
   }
 
-  /** A publish's intent or a sweep's marker: its key, and when its writer began writing it. */
+  /**
+   * A publish's intent or a sweep's marker: its key, when its writer began writing it, and after how
+   * long others treat it as abandoned (the chunk grace for an intent, {@link #MAX_SWEEP_LIFETIME} at most
+   * for a marker).
+   */
   public final class Claim implements AutoCloseable {
     private final String key;
     private final String group;
     private final boolean publish;
     private final long started;
+    private final Duration lifetime;
 
-    private Claim(String key, String group, boolean publish, long started) {
+    private Claim(String key, String group, boolean publish, long started, Duration lifetime) {
       this.key = key;
       this.group = group;
       this.publish = publish;
       this.started = started;
+      this.lifetime = lifetime;
     }
 
     public String key() {
@@ -219,11 +234,11 @@ public final class GroupActivity {
     }
 
     /**
-     * Whether less than half of the chunk grace has passed since its writer began writing it: after that,
+     * Whether less than half of its lifetime has passed since its writer began writing it: after that,
      * others may soon treat it as abandoned, so its writer must not start anything the others rely on.
      */
     public boolean timeLeft() {
-      return nanoTime.getAsLong() - started < grace.toNanos() / 2;
+      return nanoTime.getAsLong() - started < lifetime.toNanos() / 2;
     }
 
     /**
@@ -247,9 +262,9 @@ public final class GroupActivity {
       try {
         store.delete(key);
       } catch (StoreException e) {
-        LOG.warn("could not delete {} ({}): it stays until others treat it as abandoned, after the chunk grace"
-            + " ({}); meanwhile {} of group {} {}. Deleting it needs the delete permission on ratis/activity/",
-            key, e.getMessage(), text(grace), publish ? "garbage collection" : "every publish", group,
+        LOG.warn("could not delete {} ({}): it stays until others treat it as abandoned, after {};"
+            + " meanwhile {} of group {} {}. Deleting it needs the delete permission on ratis/activity/",
+            key, e.getMessage(), text(lifetime), publish ? "garbage collection" : "every publish", group,
             publish ? "deletes no chunk" : "waits for it and fails");
       }
     }

@@ -142,6 +142,31 @@ class GroupActivityTest {
     live.close();
   }
 
+  /**
+   * With the default 6 h grace, a killed collection's marker holds publishes off for ten minutes, not
+   * six hours, while a publish's intent stays live for the grace; a sweep deletes for five minutes.
+   */
+  @Test
+  void aMarkerIsAbandonedAfterTenMinutesWhateverTheGrace() throws Exception {
+    Duration sixHours = Duration.ofHours(6);
+    GroupActivity noWait = new GroupActivity(store, sixHours, Duration.ZERO, nanos::get);
+    GroupActivity.Sweep died = new GroupActivity(store, sixHours, Duration.ZERO, nanos::get).beginSweep("c", group);
+    Files.setLastModifiedTime(dir.resolve(activity().get(0)), FileTime.from(Instant.now().minus(Duration.ofMinutes(9))));
+    assertThrows(GroupActivityException.class, () -> noWait.announcePublish("c", group, "test", () -> false));
+    Files.setLastModifiedTime(dir.resolve(activity().get(0)), FileTime.from(Instant.now().minus(Duration.ofMinutes(11))));
+    GroupActivity.Claim intent = noWait.announcePublish("c", group, "test", () -> false).orElseThrow();
+    Files.setLastModifiedTime(dir.resolve(intent.key()), FileTime.from(Instant.now().minus(Duration.ofMinutes(11))));
+    try (GroupActivity.Sweep sweep = noWait.beginSweep("c", group)) {
+      assertEquals(intent.key(), sweep.livePublish().orElseThrow().key(), "an intent lives for the grace");
+      nanos.addAndGet(Duration.ofMinutes(5).toNanos() - 1);
+      assertTrue(sweep.timeLeft());
+      nanos.addAndGet(1);
+      assertFalse(sweep.timeLeft(), "a sweep deletes for half of its marker's ten minutes");
+    }
+    intent.close();
+    died.close();
+  }
+
   @Test
   void aChunkGraceBelowTheMinimumIsRefused() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
