@@ -8,7 +8,11 @@ import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Set;
@@ -74,13 +78,26 @@ public final class VerificationRecords {
     }
   }
 
+  /** Every verification record of a group's generations, from one listing, oldest first per generation. */
+  public static Map<GenerationId, List<VerificationMark>> all(ObjectStore store, String cluster, String group) {
+    Map<GenerationId, List<VerificationMark>> all = new HashMap<>();
+    for (ObjectInfo object : store.list(Layout.verificationPrefix(cluster, group))) {
+      Layout.parseVerificationKey(object.key())
+          .ifPresent(mark -> all.computeIfAbsent(mark.id(), id -> new ArrayList<>()).add(mark));
+    }
+    all.values().forEach(marks -> marks.sort(Comparator.comparing(VerificationMark::verifiedAt)));
+    return all;
+  }
+
+  /** The latest of a generation's verifications (as {@link #all} gives them); empty for none. */
+  public static Optional<VerificationMark> latestOf(List<VerificationMark> marks) {
+    return marks == null || marks.isEmpty() ? Optional.empty() : Optional.of(marks.get(marks.size() - 1));
+  }
+
   /** The latest verification of each generation of a group, from one listing of its records. */
   public static Map<GenerationId, VerificationMark> latest(ObjectStore store, String cluster, String group) {
     Map<GenerationId, VerificationMark> latest = new HashMap<>();
-    for (ObjectInfo object : store.list(Layout.verificationPrefix(cluster, group))) {
-      Layout.parseVerificationKey(object.key()).ifPresent(mark -> latest.merge(mark.id(), mark,
-          (a, b) -> a.verifiedAt().isAfter(b.verifiedAt()) ? a : b));
-    }
+    all(store, cluster, group).forEach((id, marks) -> latest.put(id, marks.get(marks.size() - 1)));
     return latest;
   }
 

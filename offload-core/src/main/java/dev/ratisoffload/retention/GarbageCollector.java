@@ -4,6 +4,8 @@ import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.Layout.VerificationMark;
+import dev.ratisoffload.format.VerificationRecords;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.retention.RetentionPlan.Candidate;
 import dev.ratisoffload.store.DeleteRefusedException;
@@ -71,7 +73,14 @@ public final class GarbageCollector {
         ids.put(c, id);
         candidates.add(c);
       });
-      RetentionPlan plan = RetentionPlan.of(candidates, policy);
+      Map<GenerationId, List<VerificationMark>> verifications = VerificationRecords.all(store, cluster, group);
+      Set<Candidate> verified = new HashSet<>();
+      ids.forEach((c, id) -> {
+        if (VerificationRecords.latestOf(verifications.get(id)).filter(VerificationMark::ok).isPresent()) {
+          verified.add(c);
+        }
+      });
+      RetentionPlan plan = RetentionPlan.of(candidates, policy, verified);
       plan.kept().forEach((c, reasons) -> report.kept.put(ids.get(c), reasons));
       if (!policy.isEnabled()) {
         return report;
@@ -80,6 +89,10 @@ public final class GarbageCollector {
         GenerationId id = ids.get(c);
         if (apply) {
           store.delete(id.manifestKey());
+          // the generation is gone: its verification records say nothing any more
+          for (VerificationMark mark : verifications.getOrDefault(id, List.of())) {
+            store.delete(mark.key());
+          }
         }
         report.expiredManifests.add(id);
         manifests.remove(id);

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -24,13 +25,24 @@ public final class RetentionPlan {
   /** A generation as retention sees it: its index and when it was created. */
   public record Candidate(long index, long term, Instant createdAt) {}
 
+  /** Why the newest generation whose latest verification passed is kept, whatever the policy. */
+  public static final String NEWEST_VERIFIED = "newest verified";
+  /** Why everything is kept when no generation of the group is verified. */
+  public static final String NONE_VERIFIED = "no verified generation";
+
   private final Map<Candidate, Set<String>> kept = new LinkedHashMap<>();
   private final List<Candidate> expired = new ArrayList<>();
 
   private RetentionPlan() {}
 
-  /** Plans for one group's generations (in any order). */
-  public static RetentionPlan of(List<Candidate> generations, RetentionPolicy policy) {
+  /**
+   * Plans for one group's generations (in any order). Besides what the policy keeps, and the newest, the
+   * newest generation whose latest verification passed is kept; with a rule set and no such generation
+   * nothing expires (fail closed: no generation of the group is known to be restorable).
+   *
+   * @param verified the generations whose latest verification passed
+   */
+  public static RetentionPlan of(List<Candidate> generations, RetentionPolicy policy, Set<Candidate> verified) {
     RetentionPlan plan = new RetentionPlan();
     List<Candidate> newestFirst = new ArrayList<>(generations);
     newestFirst.sort(Comparator.comparingLong(Candidate::index).thenComparingLong(Candidate::term).reversed());
@@ -43,6 +55,12 @@ public final class RetentionPlan {
     reasons.get(newest).add("newest");
     if (!policy.isEnabled()) {
       newestFirst.forEach(c -> reasons.get(c).add("no retention rule"));
+    }
+    Optional<Candidate> newestVerified = newestFirst.stream().filter(verified::contains).findFirst();
+    if (newestVerified.isPresent()) {
+      reasons.get(newestVerified.get()).add(NEWEST_VERIFIED);
+    } else {
+      newestFirst.forEach(c -> reasons.get(c).add(NONE_VERIFIED));
     }
     for (int i = 0; i < Math.min(policy.keepLast(), newestFirst.size()); i++) {
       reasons.get(newestFirst.get(i)).add("last " + policy.keepLast());

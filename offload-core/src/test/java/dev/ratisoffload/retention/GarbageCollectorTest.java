@@ -30,7 +30,14 @@ class GarbageCollectorTest {
   private final RetentionPolicy keepTwo =
       new RetentionPolicy(2, Duration.ZERO, 0, 0, 0, 0, Duration.ofMinutes(10));
 
+  /** Five generations, each verified intact (retention deletes nothing of a group without one). */
   private List<GenerationId> publishFive() {
+    List<GenerationId> ids = publishFiveUnverified();
+    ids.forEach(id -> RetentionPropertiesTest.verified(store, id, clock.now, true));
+    return ids;
+  }
+
+  private List<GenerationId> publishFiveUnverified() {
     List<GenerationId> ids = new ArrayList<>();
     for (int i = 1; i <= 5; i++) {
       clock.now = clock.now.plusSeconds(3600);
@@ -39,6 +46,32 @@ class GarbageCollectorTest {
     }
     clock.now = clock.now.plusSeconds(3600);
     return ids;
+  }
+
+  @Test
+  void nothingIsDeletedWhileNoGenerationIsVerified() {
+    publishFiveUnverified();
+    List<String> before = allKeys();
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, keepTwo, true);
+    assertEquals(List.of(), report.expiredManifests());
+    assertEquals(0, report.deletedChunks());
+    report.kept().values().forEach(reasons -> assertTrue(reasons.contains(RetentionPlan.NONE_VERIFIED), reasons.toString()));
+    assertEquals(before, allKeys());
+  }
+
+  /** The case: the newest is damaged, keep-last 1 must not leave the group without an intact one. */
+  @Test
+  void aDamagedNewestKeepsTheNewestVerifiedGenerationAndExpiredRecordsGo() {
+    List<GenerationId> ids = publishFiveUnverified();
+    ids.subList(0, 4).forEach(id -> RetentionPropertiesTest.verified(store, id, clock.now, true));
+    RetentionPropertiesTest.verified(store, ids.get(4), clock.now.plusSeconds(1), false);
+    RetentionPolicy keepOne = new RetentionPolicy(1, Duration.ZERO, 0, 0, 0, 0, Duration.ofMinutes(10));
+    GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, keepOne, true);
+    assertEquals(List.of(ids.get(2), ids.get(1), ids.get(0)), report.expiredManifests());
+    assertTrue(report.kept().get(ids.get(3)).contains(RetentionPlan.NEWEST_VERIFIED), report.kept().toString());
+    assertEquals(java.util.Set.of(ids.get(3), ids.get(4)),
+        dev.ratisoffload.format.VerificationRecords.latest(store, "c", group).keySet(),
+        "the records of expired generations are deleted with them");
   }
 
   private List<String> allKeys() {

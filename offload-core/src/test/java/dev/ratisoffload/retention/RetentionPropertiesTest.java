@@ -13,6 +13,9 @@ import dev.ratisoffload.format.ManifestCodec;
 import dev.ratisoffload.retention.RetentionPlan.Candidate;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.InMemoryObjectStore;
+import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.format.VerificationRecord;
+import dev.ratisoffload.format.VerificationRecords;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,8 +65,15 @@ class RetentionPropertiesTest {
   }
 
   @Property(tries = 1000)
-  void invariantsHold(@ForAll("histories") List<Candidate> history, @ForAll("policies") RetentionPolicy policy) {
-    RetentionPlan plan = RetentionPlan.of(history, policy);
+  void invariantsHold(@ForAll("histories") List<Candidate> history, @ForAll("policies") RetentionPolicy policy,
+      @ForAll("verifiedChoices") List<Boolean> verifiedChoices) {
+    Set<Candidate> verified = new HashSet<>();
+    for (int i = 0; i < history.size(); i++) {
+      if (verifiedChoices.get(i % verifiedChoices.size())) {
+        verified.add(history.get(i));
+      }
+    }
+    RetentionPlan plan = RetentionPlan.of(history, policy, verified);
     Set<Candidate> kept = plan.kept().keySet();
     assertEquals(history.size(), kept.size() + plan.expired().size(), "every generation is kept or expired");
     assertTrue(plan.expired().stream().noneMatch(kept::contains));
@@ -74,6 +84,12 @@ class RetentionPropertiesTest {
     assertTrue(kept.contains(newest), "the newest is never deleted");
     if (!policy.isEnabled()) {
       assertTrue(plan.expired().isEmpty(), "no rule, nothing expires");
+    }
+    if (verified.isEmpty()) {
+      assertTrue(plan.expired().isEmpty(), "no verified generation, nothing expires (fail closed)");
+    } else {
+      Candidate newestVerified = verified.stream().max((a, b) -> Long.compare(a.index(), b.index())).orElseThrow();
+      assertTrue(kept.contains(newestVerified), "the newest verified generation is never deleted");
     }
     // Each rule's own demand, computed independently, is kept.
     List<Candidate> newestFirst = history.stream()
@@ -124,6 +140,7 @@ class RetentionPropertiesTest {
       int a = chunkChoices.get(i % chunkChoices.size());
       int b = chunkChoices.get((i + 1) % chunkChoices.size()) + 1;
       ids.add(publish(store, group, c, List.of(chunk(a), chunk(b))));
+      verified(store, ids.get(i), c.createdAt(), true);
     }
     GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, policy, true);
     assertNull(report.failure());
@@ -151,6 +168,18 @@ class RetentionPropertiesTest {
   }
 
   @Provide
+  Arbitrary<List<Boolean>> verifiedChoices() {
+    return Arbitraries.of(true, false).list().ofMinSize(1).ofMaxSize(8);
+  }
+
+  /** Writes a verification record of a generation: intact, or damaged. */
+  static void verified(ObjectStore store, GenerationId id, Instant at, boolean ok) {
+    VerificationRecords.write(store, VerificationRecord.of(id, at, "test",
+        ok ? List.of() : List.of(new VerificationRecord.Damage("0".repeat(64), VerificationRecord.Damage.MISSING, null)),
+        null));
+  }
+
+  @Provide
   Arbitrary<List<Integer>> chunkChoices() {
     return Arbitraries.integers().between(0, 8).list().ofMinSize(1).ofMaxSize(10);
   }
@@ -159,7 +188,7 @@ class RetentionPropertiesTest {
     return ("chunk-" + n).getBytes();
   }
 
-  static GenerationId publish(InMemoryObjectStore store, String group, Candidate c, List<byte[]> files) {
+  static GenerationId publish(ObjectStore store, String group, Candidate c, List<byte[]> files) {
     List<Manifest.FileEntry> entries = new ArrayList<>();
     for (int i = 0; i < files.size(); i++) {
       byte[] bytes = files.get(i);

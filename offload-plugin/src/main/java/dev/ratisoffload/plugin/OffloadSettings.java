@@ -60,13 +60,19 @@ record OffloadSettings(
         .encryption(sse, kmsKeyId)
         .checksum(OffloadConfigKeys.S3.checksum(p))
         .build();
+    RetentionPolicy retention = OffloadConfigKeys.Retention.policy(p);
+    Duration scrubInterval = toDuration(OffloadConfigKeys.Scrub.interval(p));
+    if (retention.isEnabled() && scrubInterval.isZero()) {
+      throw ConfigValues.invalid(OffloadConfigKeys.Scrub.INTERVAL_KEY, p.get(OffloadConfigKeys.Scrub.INTERVAL_KEY),
+          "retention deletes nothing of a group none of whose generations passed a verification, so scrubbing"
+              + " must stay on while an offload.retention rule is set");
+    }
     return new OffloadSettings(uri, clusterId, s3, OffloadConfigKeys.Spool.dir(p),
         OffloadConfigKeys.Upload.chunking(p), OffloadConfigKeys.Upload.parallelism(p),
         OffloadConfigKeys.Upload.bandwidth(p),
         toDuration(OffloadConfigKeys.Schedule.interval(p)), toDuration(OffloadConfigKeys.Schedule.jitter(p)),
         OffloadConfigKeys.Schedule.concurrency(p), OffloadConfigKeys.Preflight.required(p),
-        OffloadConfigKeys.Snapshot.triggerGap(p), OffloadConfigKeys.Retention.policy(p),
-        toDuration(OffloadConfigKeys.Scrub.interval(p)), OffloadConfigKeys.Scrub.bandwidth(p));
+        OffloadConfigKeys.Snapshot.triggerGap(p), retention, scrubInterval, OffloadConfigKeys.Scrub.bandwidth(p));
   }
 
   private static Duration toDuration(TimeDuration d) {

@@ -72,7 +72,9 @@ class OffloadSettingsTest {
         Arguments.of("offload.retention.keep-within", "a week", "duration"),
         Arguments.of("offload.retention.chunk-grace", "-5min", "at least 1min"),
         Arguments.of("offload.retention.chunk-grace", "59s", "at least 1min"),
-        Arguments.of("offload.retention.chunk-grace", "0s", "at least 1min"));
+        Arguments.of("offload.retention.chunk-grace", "0s", "at least 1min"),
+        Arguments.of("offload.scrub.interval", "-1h", "0 or a positive"),
+        Arguments.of("offload.scrub.bandwidth", "fast", "0 (no limit) or bytes per second"));
   }
 
   @ParameterizedTest(name = "{0} = ''{1}''")
@@ -99,6 +101,18 @@ class OffloadSettingsTest {
   }
 
   @Test
+  void retentionWithoutScrubbingIsRefused() {
+    RaftProperties p = valid();
+    p.set("offload.retention.keep-last", "3");
+    p.set("offload.scrub.interval", "0");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OffloadSettings.read(p));
+    assertTrue(e.getMessage().contains("offload.scrub.interval") && e.getMessage().contains("retention"),
+        e.getMessage());
+    p.set("offload.retention.keep-last", "0");
+    assertEquals(Duration.ZERO, OffloadSettings.read(p).scrubInterval(), "without retention it may be off");
+  }
+
+  @Test
   void defaults() {
     OffloadSettings s = OffloadSettings.read(valid());
     assertEquals("backups", s.storeUri().bucket());
@@ -107,6 +121,8 @@ class OffloadSettingsTest {
     assertEquals(Duration.ofMinutes(15), s.jitter());
     assertEquals(2, s.concurrency());
     assertEquals(64L * 1024 * 1024, s.uploadBandwidth());
+    assertEquals(Duration.ofHours(24), s.scrubInterval());
+    assertEquals(16L * 1024 * 1024, s.scrubBandwidth());
     assertEquals(S3Settings.Encryption.NONE, s.s3().encryption());
     assertEquals(S3Settings.ChecksumMode.WHEN_SUPPORTED, s.s3().checksum());
   }

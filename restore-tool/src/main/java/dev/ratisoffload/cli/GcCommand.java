@@ -4,6 +4,7 @@ import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.retention.GarbageCollector.GcReport;
 import dev.ratisoffload.retention.GarbageCollector;
+import dev.ratisoffload.retention.RetentionPlan;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
@@ -27,8 +28,10 @@ import picocli.CommandLine;
         "Applies a retention policy to the generations of a cluster, group by group: first the manifests "
             + "no rule keeps, then the chunks no remaining generation references, unless a publish of the "
             + "group is in progress (its chunks are then kept until the next run).",
-        "A generation is kept if any rule keeps it; the newest generation of a group is always kept. "
-            + "Without --apply it only prints the plan and changes nothing.",
+        "A generation is kept if any rule keeps it; the newest generation of a group is always kept, and so "
+            + "is the newest whose latest verification passed (a scrub's, or offload verify --record's). A group "
+            + "with no such generation has nothing deleted. Without --apply it only prints the plan and changes "
+            + "nothing.",
         "A manifest that cannot be read stops that group's collection (exit 3) before anything more is "
             + "deleted; the other groups are still collected."},
     footerHeading = "%nExamples:%n",
@@ -167,10 +170,17 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
           report.group(), apply ? "deleted" : "would delete", report.deletedChunks(),
           ByteSizes.format(report.deletedChunkBytes()),
           report.chunksKept().map(why -> "; chunks kept: " + why).orElse(""),
-          report.chunksLeft() > 0 ? "; " + report.chunksLeft() + " left for the next run (half of --chunk-grace"
-              + " passed)" : "",
+          report.chunksLeft() > 0 ? "; " + report.chunksLeft() + " left for the next run (the sweep's time"
+              + " ran out)" : "",
           report.refusedDeletes() > 0 ? "; " + report.refusedDeletes() + " delete(s) refused by object lock" : "",
           report.failure() != null ? "; STOPPED: " + ErrorReporter.oneLine(report.failure().getMessage()) : "");
+    }
+    for (GcReport report : reports) {
+      if (report.kept().values().stream().anyMatch(why -> why.contains(RetentionPlan.NONE_VERIFIED))) {
+        out.printf("group %s: no generation has a passing verification, so none was deleted: run offload verify"
+            + " --group %s --all --record (or let the plugin's scrub run), then collect again%n",
+            report.group(), report.group());
+      }
     }
     if (!apply) {
       out.println("Nothing was changed: run again with --apply to delete.");

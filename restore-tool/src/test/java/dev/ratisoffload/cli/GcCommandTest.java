@@ -44,6 +44,23 @@ class GcCommandTest {
       Generations.publish(store, scratch,
           Generations.snapshot(CLUSTER, GROUP, 1, i * 100L, T0.plusSeconds(i * 3600L), 4_000, i));
     }
+    // Retention deletes nothing of a group none of whose generations passed a verification.
+    Cli.Result verified = Cli.run("verify", "--store", uri, "--cluster", CLUSTER, "--all", "--record");
+    assertEquals(0, verified.code(), verified.toString());
+  }
+
+  @Test
+  void aGroupWithoutAVerifiedGenerationHasNothingDeletedAndTheReportSaysWhatToDo() {
+    store.list(Layout.VERIFICATIONS).forEach(o -> store.delete(o.key()));
+    List<String> before = keys();
+    Cli.Result r = Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "1", "--apply");
+    assertEquals(0, r.code(), r.toString());
+    assertEquals(before, keys(), "nothing deleted");
+    assertTrue(r.out().contains("no generation has a passing verification")
+        && r.out().contains("offload verify --group " + GROUP + " --all --record"), r.toString());
+    assertEquals(0, Cli.run("verify", "--store", uri, "--cluster", CLUSTER, "--record").code());
+    Cli.Result after = Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "1", "--apply");
+    assertEquals(1, store.list(Layout.manifestPrefix(CLUSTER, GROUP)).size(), after.toString());
   }
 
   private List<String> keys() {
