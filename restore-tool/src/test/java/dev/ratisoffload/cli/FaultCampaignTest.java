@@ -51,6 +51,7 @@ import java.util.concurrent.TimeUnit;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -197,6 +198,17 @@ class FaultCampaignTest {
       campaign.finalPhase();
     }
     modelInStep = true;
+  }
+
+  /**
+   * The campaign's shortest sequence that deletes a group's only manifest and then gives the plugin its
+   * scrub and its pass: the store holds no generation of the group, so the pass must publish the
+   * leader's snapshot again, and every peer's freshness gauge must say 0 until it does.
+   */
+  @Example
+  void aGroupWhoseOnlyManifestWasDeletedIsPublishedAgain() throws Exception {
+    everyGroupStaysRestorableAndDamageIsReportedAndHealed(
+        List.of(new Publish(0), new DeleteManifest(0, 0), new Scrub(0), new Publish(0)));
   }
 
   @AfterTry
