@@ -29,12 +29,24 @@ final class GroupState {
     return newestCreatedAt;
   }
 
-  /** The newest published index; looked up in the store the first time (-1 if none). */
+  /**
+   * The newest index the store holds; looked up in the store the first time (-1 if none), then as each
+   * pass saw it ({@link #stored}).
+   */
   long highWater(LongSupplier lookup) {
     if (highWater == Long.MIN_VALUE) {
       highWater = lookup.getAsLong();
     }
     return highWater;
+  }
+
+  /**
+   * What the pass's listing of the store showed: the newest stored index (-1 for none). It replaces what
+   * this peer remembers publishing, so a generation deleted from the store (its manifest removed by hand
+   * or by a tool) is published again by the next pass instead of being skipped as unchanged.
+   */
+  void stored(long newestIndex) {
+    highWater = newestIndex;
   }
 
   void published(long index) {

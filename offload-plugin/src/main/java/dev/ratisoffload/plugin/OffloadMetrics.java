@@ -198,8 +198,9 @@ final class OffloadMetrics {
     storeUp.set(up ? 1 : 0);
   }
 
+  /** The creation time of the group's newest generation in the store; null when it holds none (0). */
   void newestGeneration(String group, Instant createdAt) {
-    newestGeneration.labels(group).set(createdAt.toEpochMilli() / 1000.0);
+    newestGeneration.labels(group).set(createdAt == null ? 0 : createdAt.toEpochMilli() / 1000.0);
   }
 
   /** What the store says of the group's verifications: the newest one's time, and how many are damaged. */

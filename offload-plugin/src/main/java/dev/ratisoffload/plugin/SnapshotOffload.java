@@ -306,8 +306,9 @@ public final class SnapshotOffload implements AutoCloseable {
       metrics.storeUp(true);
       GroupView view = new GroupView(generations.stream().map(GenerationReader.StoredGeneration::id).toList(), verified);
       metrics.verifications(group, view.lastVerifiedAt(), view.damaged());
-      view.newest().ifPresent(id ->
-          metrics.newestGeneration(group, state.createdAt(id, () -> reader.readManifest(id).createdAt())));
+      state.stored(view.newest().map(GenerationId::index).orElse(-1L));
+      metrics.newestGeneration(group, view.newest()
+          .map(id -> state.createdAt(id, () -> reader.readManifest(id).createdAt())).orElse(null));
       return view;
     } catch (StoreException e) {
       if (unreachable(e)) {
