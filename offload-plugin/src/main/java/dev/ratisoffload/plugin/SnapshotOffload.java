@@ -13,6 +13,7 @@ import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.retention.GroupActivity;
 import dev.ratisoffload.scrub.Scrubber;
+import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.store.StoreException;
@@ -67,6 +68,8 @@ public final class SnapshotOffload implements AutoCloseable {
   private final BandwidthBudget budget;
   /** Null when {@code offload.scrub.interval} is 0. */
   private final Scrubber scrubber;
+  /** Runs scrubs one at a time, beside the publish workers, so a long scrub holds no group's lock. */
+  private final ExecutorService scrubs = Executors.newSingleThreadExecutor(PublishScheduler.daemon("offload-scrub"));
   private final String verifiedBy;
   /** When a scrub is due, against the verification records' times. */
   private final Clock clock;
@@ -99,9 +102,13 @@ public final class SnapshotOffload implements AutoCloseable {
         ? new PublishScheduler(server::getGroupIds, this::passNow, new PublishScheduler.GroupListener() {
           @Override
           public void added(RaftGroupId group) {
-            if (metricGroups.add(group.getUuid().toString())) {
-              metrics.addGroup(group.getUuid().toString());
+            String uuid = group.getUuid().toString();
+            if (metricGroups.add(uuid)) {
+              metrics.addGroup(uuid);
             }
+            // Freshness from the store at once, not only after the first pass (up to the jitter away).
+            GroupState state = groups.computeIfAbsent(group, id -> new GroupState());
+            workers.execute(() -> observe(uuid, state));
           }
 
           @Override
@@ -258,6 +265,11 @@ public final class SnapshotOffload implements AutoCloseable {
     return pass(groupId, true);
   }
 
+  /** Waits until the scrubs started so far have ended (they run one at a time on a thread of their own). */
+  void awaitScrubs() throws Exception {
+    scrubs.submit(() -> { }).get(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
   private PublishResult pass(RaftGroupId groupId, boolean scrub) {
     if (shutdown.isClosed()) {
       return new PublishResult.Skipped(SkipReason.CLOSED, "offload is closed");
@@ -280,6 +292,13 @@ public final class SnapshotOffload implements AutoCloseable {
         metrics.storeUp(false);
         return result;
       }
+      if (result instanceof PublishResult.Failed failed && failed.cause() instanceof ObjectConflictException
+          && state.healing() >= 0) {
+        LOG.error("cannot heal generation {} of group {} from this peer: its snapshot at that index is not the one"
+            + " stored (another chunk size, or another leader's snapshot); the damage stays reported until a newer"
+            + " generation is published and verified", state.healing(), group);
+        state.cannotHeal(state.healing());
+      }
       GroupView view = observe(group, state);
       if (scrub) {
         scrubIfDue(groupId, group, state, view);
@@ -295,36 +314,41 @@ public final class SnapshotOffload implements AutoCloseable {
    * The pass's probe of the store, on every peer, leader or not: one listing of the group's manifests
    * and one of its verification records (and a read of the newest manifest when it changed) set
    * {@code store_up}, the group's freshness and its verification gauges from what the store holds, so
-   * none depends on which peer leads or on when it started. Null when the store could not be read.
+   * none depends on which peer leads or on when it started. Null when the store could not be listed.
    */
   private GroupView observe(String group, GroupState state) {
     GenerationReader reader = new GenerationReader(store);
+    GroupView view;
     try {
-      List<GenerationReader.StoredGeneration> generations =
-          reader.list(Layout.manifestPrefix(settings.clusterId(), group));
-      Map<GenerationId, VerificationMark> verified = VerificationRecords.latest(store, settings.clusterId(), group);
-      metrics.storeUp(true);
-      GroupView view = new GroupView(generations.stream().map(GenerationReader.StoredGeneration::id).toList(), verified);
-      metrics.verifications(group, view.lastVerifiedAt(), view.damaged());
-      state.stored(view.newest().map(GenerationId::index).orElse(-1L));
-      metrics.newestGeneration(group, view.newest()
-          .map(id -> state.createdAt(id, () -> reader.readManifest(id).createdAt())).orElse(null));
-      return view;
+      view = new GroupView(reader.list(Layout.manifestPrefix(settings.clusterId(), group)),
+          VerificationRecords.latest(store, settings.clusterId(), group));
     } catch (StoreException e) {
-      if (unreachable(e)) {
-        metrics.storeUp(false);
-      } else {
-        LOG.warn("group {}: cannot read its newest generation's manifest ({}); its freshness gauge keeps"
-            + " its last value; run `offload verify` for the group", group, e.getMessage());
-      }
+      metrics.storeUp(!unreachable(e));
+      LOG.warn("group {}: cannot list its generations in the store ({}); its gauges keep their last values",
+          group, e.getMessage());
       return null;
     }
+    metrics.storeUp(true);
+    metrics.verifications(group, view.lastVerifiedAt(), view.damaged());
+    Optional<GenerationReader.StoredGeneration> newest = view.newest();
+    state.stored(newest.map(g -> g.id().index()).orElse(-1L),
+        newest.map(g -> view.damaged(g.id())).orElse(false));
+    try {
+      metrics.newestGeneration(group, newest.map(g -> state.createdAt(g.manifestObject(),
+          () -> reader.readManifest(g.id()).createdAt())).orElse(null));
+    } catch (StoreException e) {
+      LOG.warn("group {}: cannot read its newest generation's manifest ({}); its freshness gauge keeps its last"
+          + " value, and the next scrub records the damage", group, e.getMessage());
+    }
+    return view;
   }
 
   /**
-   * On the group's leader, verifies the group's newest generation when the group's latest verification
-   * is older than {@code offload.scrub.interval} (or a publish just healed it); damage makes the next
-   * pass publish the generation again, so the chunks moved aside are stored again.
+   * On the group's leader, starts a scrub on the scrub thread (never under the group's lock, so a long
+   * scrub does not hold its publishes off): of the newest generation when the group's latest
+   * verification is older than {@code offload.scrub.interval} (or a publish just healed it), else of an
+   * older generation found damaged before the newest was published (chunks it shares with the newest
+   * may have been stored again since).
    */
   private void scrubIfDue(RaftGroupId groupId, String group, GroupState state, GroupView view) {
     boolean healed = state.takeScrubNow();
@@ -332,30 +356,45 @@ public final class SnapshotOffload implements AutoCloseable {
       return;
     }
     Instant last = view.lastVerifiedAt();
-    if (!healed && last != null && last.plus(settings.scrubInterval()).isAfter(clock.instant())) {
+    boolean due = healed || last == null || !last.plus(settings.scrubInterval()).isAfter(clock.instant());
+    Optional<GenerationId> target = due ? view.newest().map(GenerationReader.StoredGeneration::id)
+        : view.damagedBefore(state.newestCreatedAt());
+    if (target.isEmpty() || !state.scrubbing.compareAndSet(false, true)) {
       return;
     }
-    GenerationId newest = view.newest().get();
     try {
-      Optional<VerificationRecord> record = scrubber.scrub(newest, verifiedBy, true);
+      scrubs.execute(() -> {
+        try {
+          scrub(group, state, target.get());
+        } finally {
+          state.scrubbing.set(false);
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException closing) {
+      state.scrubbing.set(false);
+    }
+  }
+
+  private void scrub(String group, GroupState state, GenerationId generation) {
+    try {
+      Optional<VerificationRecord> record = scrubber.scrub(generation, verifiedBy, true);
       if (record.isEmpty()) {
         return; // removed by retention meanwhile
       }
       metrics.scrubbed(group, record.get());
       if (record.get().ok()) {
-        LOG.info("scrubbed generation {} of group {}: every chunk intact", newest.index(), group);
+        LOG.info("scrubbed generation {} of group {}: every chunk intact", generation.index(), group);
       } else {
-        state.heal(newest.index());
         LOG.error("scrub of generation {} (term {}) of group {} found damage: {}{}; the damaged chunks were moved"
-                + " aside and the next pass publishes the group again to store them anew",
-            newest.index(), newest.term(), group, record.get().damaged(),
+                + " aside, and the group's leader publishes it again to store them anew",
+            generation.index(), generation.term(), group, record.get().damaged(),
             record.get().note() == null ? "" : " (" + record.get().note() + ")");
       }
       observe(group, state);
     } catch (StoreException e) {
       LOG.warn("scrub of group {} stopped: {}; no verification was recorded, the next pass retries", group,
           e.getMessage());
-      if (unreachable(e)) {
+      if (e instanceof StoreUnavailableException) {
         metrics.storeUp(false);
       }
     } catch (InterruptedException e) {
@@ -363,22 +402,36 @@ public final class SnapshotOffload implements AutoCloseable {
     }
   }
 
-  /** The group as one pass found it in the store. */
-  private record GroupView(List<GenerationId> generations, Map<GenerationId, VerificationMark> verified) {
+  /** The group as one listing found it in the store. */
+  private record GroupView(List<GenerationReader.StoredGeneration> generations,
+      Map<GenerationId, VerificationMark> verified) {
 
-    Optional<GenerationId> newest() {
+    Optional<GenerationReader.StoredGeneration> newest() {
       return generations.isEmpty() ? Optional.empty() : Optional.of(generations.get(generations.size() - 1));
     }
 
     /** The newest verification of a generation still stored; null if none. */
     Instant lastVerifiedAt() {
-      return generations.stream().map(verified::get).filter(java.util.Objects::nonNull)
+      return generations.stream().map(g -> verified.get(g.id())).filter(java.util.Objects::nonNull)
           .map(VerificationMark::verifiedAt).max(Instant::compareTo).orElse(null);
     }
 
+    boolean damaged(GenerationId id) {
+      VerificationMark mark = verified.get(id);
+      return mark != null && !mark.ok();
+    }
+
     int damaged() {
-      return (int) generations.stream().map(verified::get)
-          .filter(mark -> mark != null && !mark.ok()).count();
+      return (int) generations.stream().filter(g -> damaged(g.id())).count();
+    }
+
+    /** An older generation whose latest verification found damage before {@code newestCreated}. */
+    Optional<GenerationId> damagedBefore(Instant newestCreated) {
+      if (newestCreated == null) {
+        return Optional.empty();
+      }
+      return generations.stream().limit(generations.size() - 1L).map(GenerationReader.StoredGeneration::id)
+          .filter(id -> damaged(id) && verified.get(id).verifiedAt().isBefore(newestCreated)).findFirst();
     }
   }
 
@@ -416,8 +469,8 @@ public final class SnapshotOffload implements AutoCloseable {
 
   /**
    * Stops publishing: no new pass starts, a publish in flight stops at its next chunk or before its
-   * manifest (its queued uploads store nothing), and no manifest is written after this returns. Waits
-   * at most 30 s for passes, and the uploads already running, to end.
+   * manifest (its queued uploads store nothing), and no manifest is written after this returns; a scrub
+   * in progress is interrupted. Waits at most 30 s for passes, and the uploads already running, to end.
    */
   @Override
   public void close() {
@@ -436,6 +489,12 @@ public final class SnapshotOffload implements AutoCloseable {
     }
     workers.shutdownNow();
     GenerationPublisher.stopUploads(uploads);
+    scrubs.shutdownNow(); // a scrub in progress stops at its next read and records nothing
+    try {
+      scrubs.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     metricGroups.forEach(metrics::removeGroup);
     metrics.release();
     if (ownsStore) {

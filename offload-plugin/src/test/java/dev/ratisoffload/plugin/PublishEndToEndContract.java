@@ -296,7 +296,7 @@ abstract class PublishEndToEndContract {
    * the chunk anew; the scrub that follows finds the generation whole.
    */
   @Test
-  void aScrubFindsADamagedChunkAndTheNextPassHealsIt() throws IOException {
+  void aScrubFindsADamagedChunkAndTheNextPassHealsIt() throws Exception {
     RaftGroupId group = cluster.groupIds().get(0);
     String uuid = group.getUuid().toString();
     PublishResult.Published published = writeSnapshotAndPublish(group, 500, "scrub-");
@@ -309,6 +309,7 @@ abstract class PublishEndToEndContract {
     store.putIfAbsent(key, Content.of(changed));
 
     assertEquals(SkipReason.UNCHANGED, assertInstanceOf(PublishResult.Skipped.class, leader.passNow(group)).reason());
+    leader.awaitScrubs(); // scrubs run on a thread of their own
     Layout.VerificationMark found = VerificationRecords.latest(store, CLUSTER_ID, uuid).get(published.id());
     assertTrue(found != null && !found.ok(), "the damage is recorded: " + found);
     VerificationRecord record = VerificationRecords.read(store, found.key());
@@ -317,6 +318,7 @@ abstract class PublishEndToEndContract {
     assertEquals(1.0, sample("ratis_offload_damaged_generations", uuid));
 
     PublishResult.Published healed = assertInstanceOf(PublishResult.Published.class, leader.passNow(group));
+    leader.awaitScrubs();
     assertEquals(published.id(), healed.id(), "the same generation, published again");
     assertEquals(victim.size(), healed.uploadedBytes(), "only the chunk moved aside was stored again");
     new GenerationReader(store).verify(published.id());

@@ -14,9 +14,15 @@ public final class ScheduledPasses {
 
   private ScheduledPasses() {}
 
-  /** What the scheduler runs for a group each interval. */
+  /** What the scheduler runs for a group each interval, and the scrub it started, if any, to its end. */
   public static PublishResult run(SnapshotOffload offload, RaftGroupId group) {
-    return offload.passNow(group);
+    PublishResult result = offload.passNow(group);
+    try {
+      offload.awaitScrubs();
+    } catch (Exception e) {
+      throw new IllegalStateException("a scrub of " + group + " did not end", e);
+    }
+    return result;
   }
 
   /** The store {@code offload.store.uri} and the {@code offload.s3.*} keys name; the caller closes it. */
