@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * are namespaced by cluster and group so clusters and groups sharing a bucket never collide. Zero-padded
  * numbers make key order the order of indexes. The activity tree holds the short-lived objects by which
  * a publish and a garbage collection sweep of a group see each other (see
- * {@code dev.ratisoffload.retention.GroupActivity}); listings of generations and chunks never see them.
+ * {@code dev.ratisoffload.activity.GroupActivity}); listings of generations and chunks never see them.
  */
 public final class Layout {
 

@@ -1,5 +1,7 @@
 package dev.ratisoffload.retention;
 
+import dev.ratisoffload.activity.GroupActivity;
+
 import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
 import dev.ratisoffload.format.Layout;
@@ -65,45 +67,24 @@ public final class GarbageCollector {
   public GcReport collect(String cluster, String group, RetentionPolicy policy, boolean apply) {
     GcReport report = new GcReport(cluster, group, apply);
     try {
-      Map<GenerationId, Manifest> manifests = readAll(cluster, group);
-      Map<Candidate, GenerationId> ids = new HashMap<>();
-      List<Candidate> candidates = new ArrayList<>();
-      manifests.forEach((id, m) -> {
-        Candidate c = new Candidate(id.index(), id.term(), m.createdAt());
-        ids.put(c, id);
-        candidates.add(c);
-      });
-      Map<GenerationId, List<VerificationMark>> verifications = VerificationRecords.all(store, cluster, group);
-      Set<Candidate> verified = new HashSet<>();
-      ids.forEach((c, id) -> {
-        if (VerificationRecords.latestOf(verifications.get(id)).filter(VerificationMark::ok).isPresent()) {
-          verified.add(c);
-        }
-      });
-      RetentionPlan plan = RetentionPlan.of(candidates, policy, verified);
-      plan.kept().forEach((c, reasons) -> report.kept.put(ids.get(c), reasons));
-      if (!policy.isEnabled()) {
-        return report;
-      }
-      for (Candidate c : plan.expired()) {
-        GenerationId id = ids.get(c);
-        if (apply) {
-          store.delete(id.manifestKey());
-          // the generation is gone: its verification records say nothing any more
-          for (VerificationMark mark : verifications.getOrDefault(id, List.of())) {
-            store.delete(mark.key());
-          }
-        }
-        report.expiredManifests.add(id);
-        manifests.remove(id);
-      }
       if (!apply) {
-        collectChunks(cluster, group, manifests, null, report);
+        collectChunks(cluster, group, expire(cluster, group, policy, false, report), null, report);
         return report;
       }
       GroupActivity activity =
           new GroupActivity(store, policy.chunkGrace(), GroupActivity.DEFAULT_SWEEP_WAIT, nanoTime);
       try (GroupActivity.Sweep sweep = activity.beginSweep(cluster, group)) {
+        // Two collectors planning from listings taken on either side of a new verification record could
+        // each keep a different "newest verified" generation and delete the other's: one at a time.
+        Optional<GroupActivity.Activity> other = sweep.liveSweep();
+        if (other.isPresent()) {
+          report.otherSweep = other.get();
+          return report;
+        }
+        expire(cluster, group, policy, true, report);
+        if (!policy.isEnabled()) {
+          return report;
+        }
         Optional<GroupActivity.Activity> publish = sweep.livePublish();
         if (publish.isPresent()) {
           report.publishInProgress = publish.get();
@@ -118,6 +99,48 @@ public final class GarbageCollector {
     }
     return report;
   }
+
+  /**
+   * Plans from the group's manifests and verification records and, with {@code apply}, deletes the
+   * manifests (and their records) the plan expires; returns the manifests that remain.
+   */
+  private Map<GenerationId, Manifest> expire(String cluster, String group, RetentionPolicy policy, boolean apply,
+      GcReport report) {
+    Map<GenerationId, Manifest> manifests = readAll(cluster, group);
+    Map<Candidate, GenerationId> ids = new HashMap<>();
+    List<Candidate> candidates = new ArrayList<>();
+    manifests.forEach((id, m) -> {
+      Candidate c = new Candidate(id.index(), id.term(), m.createdAt());
+      ids.put(c, id);
+      candidates.add(c);
+    });
+    Map<GenerationId, List<VerificationMark>> verifications = VerificationRecords.all(store, cluster, group);
+    Set<Candidate> verified = new HashSet<>();
+    ids.forEach((c, id) -> {
+      if (VerificationRecords.latestOf(verifications.get(id)).filter(VerificationMark::ok).isPresent()) {
+        verified.add(c);
+      }
+    });
+    RetentionPlan plan = RetentionPlan.of(candidates, policy, verified);
+    plan.kept().forEach((c, reasons) -> report.kept.put(ids.get(c), reasons));
+    if (!policy.isEnabled()) {
+      return manifests;
+    }
+    for (Candidate c : plan.expired()) {
+      GenerationId id = ids.get(c);
+      if (apply) {
+        store.delete(id.manifestKey());
+        // the generation is gone: its verification records say nothing any more
+        for (VerificationMark mark : verifications.getOrDefault(id, List.of())) {
+          store.delete(mark.key());
+        }
+      }
+      report.expiredManifests.add(id);
+      manifests.remove(id);
+    }
+    return manifests;
+  }
+
 
   /**
    * Deletes (with a sweep; without one, counts as a plan) every chunk of the group that none of the
@@ -181,6 +204,7 @@ public final class GarbageCollector {
     private int deletedChunks;
     private long deletedChunkBytes;
     private GroupActivity.Activity publishInProgress;
+    private GroupActivity.Activity otherSweep;
     private int chunksLeft;
     private int refusedDeletes;
     private StoreException failure;
@@ -227,6 +251,10 @@ public final class GarbageCollector {
      * written T)"; empty otherwise. Not an error: the next run collects them.
      */
     public Optional<String> chunksKept() {
+      if (otherSweep != null) {
+        return Optional.of("another collection of the group is running (marker " + otherSweep.key() + " written "
+            + otherSweep.written() + "); nothing was deleted, the next run collects");
+      }
       return Optional.ofNullable(publishInProgress).map(p ->
           "a publish of the group is in progress (intent " + p.key() + " written " + p.written() + ")");
     }

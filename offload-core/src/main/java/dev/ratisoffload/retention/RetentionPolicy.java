@@ -1,5 +1,7 @@
 package dev.ratisoffload.retention;
 
+import dev.ratisoffload.activity.GroupActivity;
+
 import java.time.Duration;
 
 /**
@@ -20,11 +22,8 @@ public record RetentionPolicy(int keepLast, Duration keepWithin, int keepHourly,
     int keepWeekly, int keepMonthly, Duration chunkGrace) {
 
   public static final Duration DEFAULT_CHUNK_GRACE = Duration.ofHours(6);
-  /**
-   * The shortest safe chunk grace: ages are compared by the store's {@code lastModified}, which S3 keeps
-   * to the second, and a publish or sweep needs half of it, at least, to end what it started.
-   */
-  public static final Duration MIN_CHUNK_GRACE = Duration.ofMinutes(1);
+  /** The shortest safe chunk grace ({@link GroupActivity#MIN_CHUNK_GRACE}). */
+  public static final Duration MIN_CHUNK_GRACE = GroupActivity.MIN_CHUNK_GRACE;
 
   public RetentionPolicy {
     if (keepLast < 0 || keepHourly < 0 || keepDaily < 0 || keepWeekly < 0 || keepMonthly < 0) {
@@ -36,19 +35,9 @@ public record RetentionPolicy(int keepLast, Duration keepWithin, int keepHourly,
     requireSafeChunkGrace("chunk-grace", chunkGrace.toString(), chunkGrace);
   }
 
-  /**
-   * The one check of a chunk grace, for the plugin's key and the command line's flag alike: below
-   * {@link #MIN_CHUNK_GRACE} it throws {@link IllegalArgumentException} naming {@code name} (the key or
-   * flag) and {@code text} (the value as given).
-   */
+  /** The one check of a chunk grace, for the plugin's key and the command line's flag alike. */
   public static Duration requireSafeChunkGrace(String name, String text, Duration grace) {
-    if (grace.compareTo(MIN_CHUNK_GRACE) < 0) {
-      throw new IllegalArgumentException("invalid " + name + " = '" + text + "': the chunk grace must be at"
-          + " least 1min (default 6h), because a publish and a garbage collection sweep treat each other's"
-          + " activity objects as abandoned after it, judged by the store's one-second timestamps;"
-          + " nothing was changed: give 1min or more");
-    }
-    return grace;
+    return GroupActivity.requireSafeChunkGrace(name, text, grace);
   }
 
   /** Keeps everything: the default when no rule is configured. */

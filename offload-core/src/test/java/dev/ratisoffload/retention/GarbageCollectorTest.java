@@ -1,5 +1,7 @@
 package dev.ratisoffload.retention;
 
+import dev.ratisoffload.activity.GroupActivity;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -46,6 +48,22 @@ class GarbageCollectorTest {
     }
     clock.now = clock.now.plusSeconds(3600);
     return ids;
+  }
+
+  /** Two collectors of one group at once could each keep another "newest verified": one at a time. */
+  @Test
+  void aCollectionDeletesNothingWhileAnotherOfTheGroupRuns() {
+    publishFive();
+    List<String> before = allKeys();
+    try (GroupActivity.Sweep other = new GroupActivity(store, Duration.ofMinutes(10)).beginSweep("c", group)) {
+      GarbageCollector.GcReport report = new GarbageCollector(store).collect("c", group, keepTwo, true);
+      assertEquals(List.of(), report.expiredManifests());
+      assertTrue(report.chunksKept().orElseThrow().contains("another collection of the group is running"),
+          report.chunksKept().toString());
+      List<String> during = allKeys().stream().filter(k -> !k.startsWith(Layout.ACTIVITY)).toList();
+      assertEquals(before, during, "nothing deleted");
+    }
+    assertEquals(3, new GarbageCollector(store).collect("c", group, keepTwo, true).expiredManifests().size());
   }
 
   @Test

@@ -11,7 +11,7 @@ import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.retention.GarbageCollector;
-import dev.ratisoffload.retention.GroupActivity;
+import dev.ratisoffload.activity.GroupActivity;
 import dev.ratisoffload.scrub.Scrubber;
 import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ObjectStore;

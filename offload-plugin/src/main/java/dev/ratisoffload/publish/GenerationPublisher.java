@@ -9,7 +9,7 @@ import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
 import dev.ratisoffload.format.ToolVersion;
-import dev.ratisoffload.retention.GroupActivity;
+import dev.ratisoffload.activity.GroupActivity;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ObjectConflictException;
@@ -111,7 +111,7 @@ public final class GenerationPublisher {
 
   /**
    * Publishes the snapshot. Store errors propagate as {@link dev.ratisoffload.store.StoreException}s
-   * (no manifest is written then), among them a {@link dev.ratisoffload.retention.GroupActivityException}
+   * (no manifest is written then), among them a {@link dev.ratisoffload.activity.GroupActivityException}
    * when a sweep of the group outlasts the wait or the publish outlasts half of the chunk grace; a fence
    * that closes yields {@link PublishResult.Skipped}.
    */

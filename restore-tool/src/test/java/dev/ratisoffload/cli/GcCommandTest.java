@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.restore.Generations;
-import dev.ratisoffload.retention.GroupActivity;
+import dev.ratisoffload.activity.GroupActivity;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.DirectoryObjectStore;
 import dev.ratisoffload.store.ObjectInfo;

@@ -1,4 +1,4 @@
-package dev.ratisoffload.retention;
+package dev.ratisoffload.activity;
 
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.store.Content;
@@ -16,6 +16,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +47,13 @@ public final class GroupActivity {
    * most half of it and leaves the rest to its next run.
    */
   public static final Duration MAX_SWEEP_LIFETIME = Duration.ofMinutes(10);
+  /**
+   * The shortest safe chunk grace: ages are compared by the store's {@code lastModified}, which S3 keeps
+   * to the second, and a publish or sweep needs half of it, at least, to end what it started.
+   */
+  public static final Duration MIN_CHUNK_GRACE = Duration.ofMinutes(1);
   private static final long FIRST_POLL_MILLIS = 50;
+  private static final Pattern DECLARED = Pattern.compile("([0-9]{1,12})s-.+");
   private static final long LAST_POLL_MILLIS = 1_000;
 
   private final ObjectStore store;
@@ -60,13 +68,13 @@ public final class GroupActivity {
 
   /**
    * @param chunkGrace after this, another's intent or marker counts as abandoned; at least
-   *     {@link RetentionPolicy#MIN_CHUNK_GRACE}
+   *     {@link #MIN_CHUNK_GRACE}
    * @param sweepWait how long a publish waits for running sweeps
    * @param nanoTime the local monotonic clock ({@link System#nanoTime} but in tests)
    */
   public GroupActivity(ObjectStore store, Duration chunkGrace, Duration sweepWait, LongSupplier nanoTime) {
     this.store = store;
-    this.grace = RetentionPolicy.requireSafeChunkGrace("chunk-grace", chunkGrace.toString(), chunkGrace);
+    this.grace = requireSafeChunkGrace("chunk-grace", chunkGrace.toString(), chunkGrace);
     this.sweepLifetime = grace.compareTo(MAX_SWEEP_LIFETIME) < 0 ? grace : MAX_SWEEP_LIFETIME;
     this.sweepWait = sweepWait;
     this.nanoTime = nanoTime;
@@ -134,11 +142,13 @@ public final class GroupActivity {
   }
 
   private Claim claim(String cluster, String group, String kind, String who) {
-    String key = Layout.activityKey(cluster, group, kind, UUID.randomUUID().toString());
+    Duration lifetime = kind.equals(Layout.PUBLISH_INTENT) ? grace : sweepLifetime;
+    // The writer's own lifetime goes in the key: others judge its object by it, so a collector run with
+    // another --chunk-grace than the servers' cannot take a live intent or marker for abandoned.
+    String key = Layout.activityKey(cluster, group, kind, lifetime.toSeconds() + "s-" + UUID.randomUUID());
     long started = nanoTime.getAsLong();
     store.putIfAbsent(key, Content.of(who.getBytes(StandardCharsets.UTF_8)));
-    boolean publish = kind.equals(Layout.PUBLISH_INTENT);
-    return new Claim(key, group, publish, started, publish ? grace : sweepLifetime);
+    return new Claim(key, group, kind.equals(Layout.PUBLISH_INTENT), started, lifetime);
   }
 
   private Listing list(String cluster, String group, Claim own) {
@@ -150,15 +160,17 @@ public final class GroupActivity {
       if (object.key().equals(own.key())) {
         ownWritten = object.lastModified();
       } else if (name.startsWith(Layout.PUBLISH_INTENT) || name.startsWith(Layout.SWEEP_MARKER)) {
-        others.add(new Activity(object.key(), name.startsWith(Layout.PUBLISH_INTENT)
-            ? Layout.PUBLISH_INTENT : Layout.SWEEP_MARKER, object.lastModified()));
+        String kind = name.startsWith(Layout.PUBLISH_INTENT) ? Layout.PUBLISH_INTENT : Layout.SWEEP_MARKER;
+        others.add(new Activity(object.key(), kind, object.lastModified(),
+            declaredLifetime(name.substring(kind.length()), kind)));
       } else {
         strangers.add(object.key());
       }
     }
     if (ownWritten == null) {
       throw new GroupActivityException("the listing of group " + group + "'s activity does not show "
-          + own.key() + ", written just before it; nothing was deleted or published; run it again");
+          + own.key() + ", written just before it; nothing was deleted or published; the next pass (or the next"
+          + " offload gc) retries");
     }
     return new Listing(others, strangers, ownWritten);
   }
@@ -180,8 +192,41 @@ public final class GroupActivity {
     }
   }
 
-  /** Another's intent or marker, as listed. */
-  public record Activity(String key, String kind, Instant written) {}
+  /**
+   * The one check of a chunk grace, for the plugin's key and the command line's flag alike: below
+   * {@link #MIN_CHUNK_GRACE} it throws {@link IllegalArgumentException} naming {@code name} (the key or
+   * flag) and {@code text} (the value as given).
+   */
+  public static Duration requireSafeChunkGrace(String name, String text, Duration grace) {
+    if (grace.compareTo(MIN_CHUNK_GRACE) < 0) {
+      throw new IllegalArgumentException("invalid " + name + " = '" + text + "': the chunk grace must be at"
+          + " least 1min (default 6h), because a publish and a garbage collection sweep treat each other's"
+          + " activity objects as abandoned after it, judged by the store's one-second timestamps;"
+          + " nothing was changed: give 1min or more");
+    }
+    return grace;
+  }
+
+  /**
+   * How long another's object lives, as its writer declared it in the key ({@code <seconds>s-<unique>}):
+   * never less than this side's own lifetime for its kind, so neither side can cut the other's short.
+   */
+  private Duration declaredLifetime(String unique, String kind) {
+    Duration own = kind.equals(Layout.PUBLISH_INTENT) ? grace : sweepLifetime;
+    Matcher m = DECLARED.matcher(unique);
+    if (!m.matches()) {
+      return own;
+    }
+    try {
+      Duration declared = Duration.ofSeconds(Long.parseLong(m.group(1)));
+      return declared.compareTo(own) > 0 ? declared : own;
+    } catch (NumberFormatException e) {
+      return own;
+    }
+  }
+
+  /** Another's intent or marker, as listed, with the lifetime its writer declared. */
+  public record Activity(String key, String kind, Instant written, Duration lifetime) {}
 
   /** The others' activity, judged against the caller's own object in the same listing. */
   private final class Listing {
@@ -197,7 +242,7 @@ public final class GroupActivity {
     }
 
     boolean abandoned(Activity a) {
-      return a.written().plus(a.kind().equals(Layout.PUBLISH_INTENT) ? grace : sweepLifetime).isBefore(ownWritten);
+      return a.written().plus(a.lifetime()).isBefore(ownWritten);
     }
 
     List<Activity> live(String kind) {
@@ -251,7 +296,7 @@ public final class GroupActivity {
         throw new GroupActivityException("the publish of group " + group + " took "
             + text(Duration.ofNanos(nanoTime.getAsLong() - started)) + ", more than half of the chunk grace ("
             + text(grace) + ", offload.retention.chunk-grace), so a garbage collection sweep may treat its intent"
-            + " as abandoned: no manifest was written (its chunks stay for the next publish); if publishes take"
+            + " as abandoned: no manifest was written (its chunks, unreferenced, may be collected); if publishes take"
             + " this long, raise the chunk grace above twice the longest");
       }
     }
@@ -283,6 +328,11 @@ public final class GroupActivity {
     /** A publish of the group that is not abandoned; while there is one, the sweep deletes no chunk. */
     public Optional<Activity> livePublish() {
       return listing.live(Layout.PUBLISH_INTENT).stream().findFirst();
+    }
+
+    /** Another sweep of the group that is not abandoned; while there is one, this sweep deletes nothing. */
+    public Optional<Activity> liveSweep() {
+      return listing.live(Layout.SWEEP_MARKER).stream().findFirst();
     }
 
     /** Deletes the intents and markers it saw abandoned; a refused delete leaves one for a later sweep. */

@@ -1,4 +1,4 @@
-package dev.ratisoffload.retention;
+package dev.ratisoffload.activity;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -165,6 +165,28 @@ class GroupActivityTest {
     }
     intent.close();
     died.close();
+  }
+
+  /**
+   * A collector run with a shorter --chunk-grace than the servers' must not take their live intent for
+   * abandoned, nor a publish with a shorter grace a live sweep's marker: each object carries its
+   * writer's lifetime.
+   */
+  @Test
+  void eachSideJudgesTheOthersObjectByTheLifetimeItsWriterDeclared() throws Exception {
+    GroupActivity servers = new GroupActivity(store, Duration.ofHours(6), Duration.ZERO, nanos::get);
+    GroupActivity shortGrace = new GroupActivity(store, Duration.ofMinutes(1), Duration.ZERO, nanos::get);
+    GroupActivity.Claim intent = servers.announcePublish("c", group, "test", () -> false).orElseThrow();
+    Files.setLastModifiedTime(dir.resolve(intent.key()), FileTime.from(Instant.now().minus(Duration.ofMinutes(5))));
+    try (GroupActivity.Sweep sweep = shortGrace.beginSweep("c", group)) {
+      assertEquals(intent.key(), sweep.livePublish().orElseThrow().key(), "five minutes into a 6h grace: live");
+    }
+    intent.close();
+    GroupActivity.Sweep longSweep = servers.beginSweep("c", group);
+    Files.setLastModifiedTime(dir.resolve(activity().get(0)), FileTime.from(Instant.now().minus(Duration.ofMinutes(2))));
+    assertThrows(GroupActivityException.class, () -> shortGrace.announcePublish("c", group, "test", () -> false),
+        "a marker two minutes into its ten is live for a publish with a one-minute grace");
+    longSweep.close();
   }
 
   @Test

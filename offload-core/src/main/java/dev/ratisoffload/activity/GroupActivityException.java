@@ -1,4 +1,4 @@
-package dev.ratisoffload.retention;
+package dev.ratisoffload.activity;
 
 import dev.ratisoffload.store.StoreException;
 
