@@ -227,9 +227,10 @@ public final class SnapshotOffload implements AutoCloseable {
     try {
       store.delete(probe);
     } catch (StoreException e) {
-      LOG.warn("offload wrote its start-up probe {} but cannot delete it ({}): publishing works;"
-          + " retention ({}) needs the delete permission, and the probe object stays", probe, e.getMessage(),
-          OffloadConfigKeys.PREFIX + ".retention.*");
+      LOG.warn("offload wrote its start-up probe {} but cannot delete it ({}): publishes are written, but each"
+          + " leaves its intent under ratis/activity/ (chunk collection then waits for it), a scrub cannot move"
+          + " damaged chunks aside, and retention ({}) cannot delete; the probe object stays. Grant"
+          + " s3:DeleteObject as runbook/README.md lists", probe, e.getMessage(), OffloadConfigKeys.PREFIX + ".retention.*");
     }
   }
 
