@@ -6,12 +6,18 @@ import dev.ratisoffload.store.DeleteRefusedException;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.store.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
@@ -141,7 +147,30 @@ public final class GroupActivity {
     }
   }
 
+  /**
+   * This process's own intents and markers whose delete failed (a store outage as it ended), by store:
+   * deleted again before its next activity there, so one that stayed does not hold the group's
+   * publishes or collections off until it is abandoned. Keys are unique, so deleting one later is safe.
+   */
+  private static final Map<ObjectStore, Set<String>> LEFTOVERS = Collections.synchronizedMap(new WeakHashMap<>());
+
+  private void deleteLeftovers() {
+    Set<String> keys = LEFTOVERS.get(store);
+    if (keys == null) {
+      return;
+    }
+    for (String key : List.copyOf(keys)) {
+      try {
+        store.delete(key);
+        keys.remove(key);
+      } catch (StoreException e) {
+        return; // still unreachable: the next activity tries again
+      }
+    }
+  }
+
   private Claim claim(String cluster, String group, String kind, String who) {
+    deleteLeftovers();
     Duration lifetime = kind.equals(Layout.PUBLISH_INTENT) ? grace : sweepLifetime;
     // The writer's own lifetime goes in the key: others judge its object by it, so a collector run with
     // another --chunk-grace than the servers' cannot take a live intent or marker for abandoned.
@@ -307,6 +336,9 @@ public final class GroupActivity {
       try {
         store.delete(key);
       } catch (StoreException e) {
+        if (!(e instanceof StoreAccessException)) {
+          LEFTOVERS.computeIfAbsent(store, s -> ConcurrentHashMap.newKeySet()).add(key);
+        }
         LOG.warn("could not delete {} ({}): it stays until others treat it as abandoned, after {};"
             + " meanwhile {} of group {} {}. Deleting it needs the delete permission on ratis/activity/",
             key, e.getMessage(), text(lifetime), publish ? "garbage collection" : "every publish", group,

@@ -189,6 +189,29 @@ class GroupActivityTest {
     longSweep.close();
   }
 
+  /** A marker whose delete failed in an outage is deleted before the process's next activity. */
+  @Test
+  void anObjectThatCouldNotBeDeletedIsDeletedBeforeTheNextActivity() {
+    java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+    dev.ratisoffload.store.ObjectStore flaky = new dev.ratisoffload.store.ForwardingObjectStore(store) {
+      @Override
+      public void delete(String key) {
+        if (down.get()) {
+          throw new dev.ratisoffload.store.StoreUnavailableException("store down", null);
+        }
+        super.delete(key);
+      }
+    };
+    GroupActivity activity = new GroupActivity(flaky, GRACE, Duration.ZERO, nanos::get);
+    GroupActivity.Sweep sweep = activity.beginSweep("c", group);
+    down.set(true);
+    sweep.close();
+    assertEquals(1, activity().size(), "the marker stayed");
+    down.set(false);
+    activity.announcePublish("c", group, "test", () -> false).orElseThrow().close();
+    assertEquals(List.of(), activity(), "the leftover marker went first, so the publish did not wait for it");
+  }
+
   @Test
   void aChunkGraceBelowTheMinimumIsRefused() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -356,7 +356,7 @@ public final class SnapshotOffload implements AutoCloseable {
     if (view == null || scrubber == null || view.newest().isEmpty() || !leaderPublish.leads(groupId)) {
       return;
     }
-    Instant last = view.lastVerifiedAt();
+    Instant last = view.lastVerifiedWhileNewest();
     boolean due = healed || last == null || !last.plus(settings.scrubInterval()).isAfter(clock.instant());
     Optional<GenerationId> target = due ? view.newest().map(GenerationReader.StoredGeneration::id)
         : view.damagedBefore(state.newestCreatedAt());
@@ -404,7 +404,7 @@ public final class SnapshotOffload implements AutoCloseable {
   }
 
   /** The group as one listing found it in the store. */
-  private record GroupView(List<GenerationReader.StoredGeneration> generations,
+  record GroupView(List<GenerationReader.StoredGeneration> generations,
       Map<GenerationId, VerificationMark> verified) {
 
     Optional<GenerationReader.StoredGeneration> newest() {
@@ -415,6 +415,23 @@ public final class SnapshotOffload implements AutoCloseable {
     Instant lastVerifiedAt() {
       return generations.stream().map(g -> verified.get(g.id())).filter(java.util.Objects::nonNull)
           .map(VerificationMark::verifiedAt).max(Instant::compareTo).orElse(null);
+    }
+
+    /**
+     * The latest verification of a generation that was the group's newest when it was verified: what makes
+     * a scrub due, so that `offload verify --all --record` of older generations does not postpone it.
+     */
+    Instant lastVerifiedWhileNewest() {
+      Instant last = null;
+      for (int i = 0; i < generations.size(); i++) {
+        VerificationMark mark = verified.get(generations.get(i).id());
+        boolean wasNewest = mark != null && generations.subList(i + 1, generations.size()).stream()
+            .allMatch(later -> later.manifestObject().lastModified().isAfter(mark.verifiedAt()));
+        if (wasNewest && (last == null || mark.verifiedAt().isAfter(last))) {
+          last = mark.verifiedAt();
+        }
+      }
+      return last;
     }
 
     boolean damaged(GenerationId id) {

@@ -2,6 +2,7 @@ package dev.ratisoffload.cli;
 
 import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.ToolVersion;
 import dev.ratisoffload.format.VerificationRecord;
 import dev.ratisoffload.format.VerificationRecords;
@@ -10,9 +11,11 @@ import dev.ratisoffload.restore.GenerationVerifier;
 import dev.ratisoffload.restore.MissingBackupException;
 import dev.ratisoffload.restore.Selection;
 import dev.ratisoffload.restore.TransferListener;
+import dev.ratisoffload.scrub.Scrubber;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,14 +136,30 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
         verdicts.add(new Verdict(id.cluster(), id.group(), id.index(), id.term(),
             e.manifest() == null ? null : e.manifest().totalBytes(), status, message));
         if (record && !DELETED.equals(status)) {
-          VerificationRecords.write(store, VerificationRecord.of(id, Instant.now(), "offload verify " + ToolVersion.get(),
-              List.of(), problem == null ? null : problem.getMessage()));
+          record(store, id, problem);
         }
       }
     } finally {
       meter.finished();
     }
     return verdicts;
+  }
+
+  /**
+   * Writes the generation's verification record: ok, or, for a damaged one, the record of a scrub that
+   * reads it again chunk by chunk (moving nothing), so the record names every damaged chunk and how.
+   */
+  private static void record(ObjectStore store, GenerationId id, IntegrityException problem) {
+    String by = "offload verify " + ToolVersion.get();
+    if (problem == null) {
+      VerificationRecords.write(store, VerificationRecord.of(id, Instant.now(), by, List.of(), null));
+      return;
+    }
+    try {
+      new Scrubber(store, Clock.systemUTC(), bytes -> { }).scrub(id, by, false);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void print(List<Verdict> verdicts) {

@@ -273,7 +273,9 @@ class OffloadCommandTest {
     Map<GenerationId, Layout.VerificationMark> marks = VerificationRecords.latest(new DirectoryObjectStore(store), CLUSTER, G2);
     VerificationRecord damaged = VerificationRecords.read(new DirectoryObjectStore(store),
         marks.values().iterator().next().key());
-    assertTrue(damaged.note().contains(chunk.getFileName().toString()), damaged.toString());
+    assertEquals(List.of(new VerificationRecord.Damage(chunk.getFileName().toString(),
+        VerificationRecord.Damage.WRONG_CONTENT, null)), damaged.damaged(), "names the damaged chunk, moves nothing");
+    assertTrue(Files.exists(chunk), "verify moves nothing aside");
     assertTrue(damaged.verifiedBy().startsWith("offload verify"), damaged.toString());
     Cli.Result table = Cli.run("list", "--store", uri, "--cluster", CLUSTER);
     assertTrue(table.out().lines().anyMatch(l -> l.contains(G2) && l.endsWith("damaged")), table.toString());
