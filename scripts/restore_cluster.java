@@ -15,7 +15,6 @@ import dev.ratisoffload.restore.InvalidRestoreRequestException;
 import dev.ratisoffload.restore.PeerSelection;
 import dev.ratisoffload.restore.RestorePlan;
 import dev.ratisoffload.restore.RestoreRequest;
-import dev.ratisoffload.restore.TargetRefusedException;
 import dev.ratisoffload.restore.TransferListener;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
@@ -142,7 +141,22 @@ public class restore_cluster implements Callable<Integer> {
       peers.forEach(p -> hosted.put(p, PeerSelection.forPeer(plan, p.id())));
       List<Peer> targets = peers.stream()
           .filter(p -> onlyPeers.isEmpty() || onlyPeers.contains(p.id())).toList();
-      refuseExistingGroups(targets, hosted);
+      Map<Peer, RestorePlan> writes = new LinkedHashMap<>();
+      for (Peer peer : targets) {
+        List<GroupPlan> mine = hosted.get(peer).groups();
+        if (!mine.isEmpty()) {
+          RestoreRequest request = source.request(mine.stream().map(GroupPlan::group).toList(), addresses,
+              peer.dataDir());
+          writes.put(peer, new RestorePlan(request, mine, hosted.get(peer).skipped()));
+        }
+      }
+      // All or nothing across peers: every target is checked before the first is written.
+      try {
+        writes.values().forEach(restorer::check);
+      } catch (InvalidRestoreRequestException e) {
+        throw new InvalidRestoreRequestException(peersFile + ": " + e.getMessage()
+            .replace("--data-dir ", "storage directory "));
+      }
       List<String> done = new ArrayList<>();
       for (Peer peer : targets) {
         List<GroupPlan> mine = hosted.get(peer).groups();
@@ -150,10 +164,8 @@ public class restore_cluster implements Callable<Integer> {
           out.println("restore: peer " + peer.id() + " hosts none of the restored groups; nothing to write");
           continue;
         }
-        RestoreRequest request = source.request(mine.stream().map(GroupPlan::group).toList(), addresses,
-            peer.dataDir());
         try {
-          restorer.restore(new RestorePlan(request, mine, hosted.get(peer).skipped()), TransferListener.NONE);
+          restorer.restore(writes.get(peer), TransferListener.NONE);
         } catch (RuntimeException e) {
           if (!done.isEmpty()) {
             spec.commandLine().getErr().println("restore_cluster: peers " + String.join(", ", done)
@@ -234,20 +246,6 @@ public class restore_cluster implements Callable<Integer> {
     }
     out.flush();
     return defects.isEmpty();
-  }
-
-  /** All or nothing across peers: one peer's existing group directory stops every peer's restore. */
-  private static void refuseExistingGroups(List<Peer> targets, Map<Peer, RestorePlan> hosted) {
-    for (Peer peer : targets) {
-      for (GroupPlan group : hosted.get(peer).groups()) {
-        Path dir = peer.dataDir().resolve(group.group());
-        if (Files.exists(dir)) {
-          throw new TargetRefusedException("group directory " + dir + " of peer " + peer.id()
-              + " exists; nothing was written. Move it aside (or restore only the other peers with --peer),"
-              + " then run again");
-        }
-      }
-    }
   }
 
   private void printStartup(RestorePlan plan, List<Peer> targets, Map<Peer, RestorePlan> hosted,

@@ -274,4 +274,35 @@ class DocumentationDriftTest {
       assertEquals(defined, documented, "exit codes in " + name);
     }
   }
+
+  private static final Pattern QUIETENED = Pattern.compile("(?m)^org\\.slf4j\\.simpleLogger\\.log\\.([\\w.]+)=info$");
+  private static final Pattern LOGGER = Pattern.compile("`((?:org\\.apache|software\\.amazon)\\.[\\w.]+)`");
+
+  /**
+   * The loggers an operator must keep at INFO are named once, in the runbook, and are exactly those the
+   * command line's logging configuration quietens; other pages point there instead of listing their own.
+   */
+  @Test
+  void theRunbookNamesExactlyTheLoggersTheCommandLineQuietens() throws Exception {
+    Set<String> quietened = new TreeSet<>();
+    Matcher q = QUIETENED.matcher(Files.readString(ProjectFiles.root()
+        .resolve("restore-tool/src/main/resources/simplelogger.properties")));
+    while (q.find()) {
+      quietened.add(q.group(1));
+    }
+    assertTrue(quietened.size() >= 5, "parsed the configuration: " + quietened);
+    assertEquals(quietened, loggersNamedIn("runbook/README.md"));
+    for (String other : List.of("runbook/failures.md", "docs/cli.md", "README.md", "docs/design.md")) {
+      assertEquals(Set.of(), loggersNamedIn(other), other + " points to the runbook's list instead");
+    }
+  }
+
+  private static Set<String> loggersNamedIn(String doc) throws IOException {
+    Set<String> named = new TreeSet<>();
+    Matcher m = LOGGER.matcher(Files.readString(ProjectFiles.root().resolve(doc)));
+    while (m.find()) {
+      named.add(m.group(1));
+    }
+    return named;
+  }
 }

@@ -1,6 +1,7 @@
 package dev.ratisoffload.drill;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -176,7 +177,7 @@ class JbangScriptsTest {
     // A second run finds the group directories: refused, nothing touched.
     Run again = jbang(List.of(), "scripts/restore_cluster.java", s3Args("--peers-file", peersFile.toString()));
     assertEquals(5, again.code(), again.toString());
-    assertTrue(again.err().contains("exists; nothing was written"), again.toString());
+    assertTrue(again.err().contains("already exists; nothing was restored"), again.toString());
 
     try (RatisCluster cluster = RatisCluster.builder(peersFile.resolveSibling("data"))
         .existingStorage()
@@ -192,6 +193,36 @@ class JbangScriptsTest {
         }
         SortedMap<String, String> expected = written.get(group);
         assertEquals(expected, cluster.readKeys(group, expected.keySet()), "every key of " + group);
+      }
+    }
+  }
+
+  @Test
+  void restoreClusterChecksEveryPeersDirectoryBeforeWritingAny() throws Exception {
+    Path peersFile = tmp.resolve("checked/peers.txt");
+    RaftPeerId last = peerIds.stream().filter(p -> members.values().stream().anyMatch(m -> m.contains(p)))
+        .reduce((a, b) -> b).orElseThrow();
+    Path groupDir = Files.createDirectories(peersFile.resolveSibling("data/" + last));
+    Files.createFile(groupDir.resolve("in_use.lock"));
+    List<Integer> ports = FreePorts.distinct(peerIds.size());
+    StringBuilder lines = new StringBuilder();
+    List<RaftPeerId> lastToEnd = new ArrayList<>(peerIds);
+    lastToEnd.remove(last);
+    lastToEnd.add(last);
+    for (int i = 0; i < lastToEnd.size(); i++) {
+      lines.append(lastToEnd.get(i)).append(" 127.0.0.1:").append(ports.get(i)).append(" data/")
+          .append(lastToEnd.get(i)).append('\n');
+    }
+    Files.writeString(peersFile, lines);
+
+    Run run = jbang(List.of(), "scripts/restore_cluster.java", s3Args("--peers-file", peersFile.toString()));
+    assertEquals(2, run.code(), run.toString());
+    assertTrue(run.err().contains("storage directory " + groupDir + " is itself a Ratis group directory"),
+        run.toString());
+    for (RaftPeerId peer : lastToEnd) {
+      for (RaftGroupId group : groupIds) {
+        assertFalse(Files.exists(peersFile.resolveSibling("data/" + peer + "/" + uuid(group))),
+            "nothing written for " + peer);
       }
     }
   }

@@ -59,11 +59,6 @@ public record Manifest(
     public Peer(String id, String address) {
       this(id, address, null, null, null, 0, Role.FOLLOWER);
     }
-
-    /** The same peer at another server address (a cluster that moves); its other fields are kept. */
-    public Peer withAddress(String newAddress) {
-      return new Peer(id, newAddress, clientAddress, adminAddress, dataStreamAddress, priority, role);
-    }
   }
 
   /** A peer's part in its group: voting (Ratis's FOLLOWER start-up role) or non-voting listener. */

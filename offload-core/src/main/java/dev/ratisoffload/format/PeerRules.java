@@ -9,26 +9,43 @@ import java.util.regex.Pattern;
 /**
  * What a manifest may say about peers. A restore prints these strings and writes them into Ratis's
  * {@code raft-meta.conf}, so a store someone else can write must not bring control characters, escape
- * sequences or anything Ratis would not take for a peer id or a host:port address.
+ * sequences or absurd lengths. Within that, the rules take everything Ratis 3.3 takes: the publisher
+ * encodes through them too, so a stricter rule would stop every publish of a cluster Ratis runs happily.
  */
 public final class PeerRules {
 
   /** Longest peer id: far beyond any real one, short enough for a terminal line. */
   public static final int MAX_PEER_ID = 128;
   /**
-   * Peer ids: what {@code RaftPeerId} accepts (any non-empty string), narrowed to printable ASCII
-   * without blanks, and without '=' and ',' so that {@code --peers ID=HOST:PORT,...} can name every id.
+   * host:port as Ratis's {@code NetUtils.createSocketAddr} and gRPC read it: a DNS name or IPv4 address
+   * (at most 253 characters) or a bracketed IPv6 address, with a zone after '%' if any. An unbracketed
+   * IPv6 address is not one: Ratis finds no host in it.
    */
-  private static final Pattern PEER_ID = Pattern.compile("[\\x21-\\x7e&&[^=,]]{1," + MAX_PEER_ID + "}");
-  /** host:port, host a DNS name or IPv4 address (at most 253 characters) or a bracketed IPv6 address. */
-  private static final Pattern ADDRESS =
-      Pattern.compile("(\\[[0-9A-Fa-f:.]{2,45}\\]|[A-Za-z0-9._-]{1,253}):([0-9]{1,5})");
+  private static final Pattern ADDRESS = Pattern.compile(
+      "(\\[[0-9A-Fa-f:.]{2,45}(?:%[A-Za-z0-9._~-]{1,64})?\\]|[A-Za-z0-9._-]{1,253}):([0-9]{1,5})");
 
   private PeerRules() {}
 
-  /** True for a peer id a manifest may hold (see {@link #PEER_ID}). */
+  /**
+   * True for a peer id a manifest may hold: {@code RaftPeerId} takes any non-empty string; refused are
+   * only ids longer than {@link #MAX_PEER_ID} and characters that are no text (control and format
+   * characters, such as ESC or a bidirectional override; line separators; broken surrogate pairs).
+   */
   public static boolean isValidPeerId(String id) {
-    return id != null && PEER_ID.matcher(id).matches();
+    if (id == null || id.isEmpty() || id.length() > MAX_PEER_ID) {
+      return false;
+    }
+    for (int i = 0; i < id.length(); ) {
+      int c = id.codePointAt(i);
+      switch (Character.getType(c)) {
+        case Character.CONTROL, Character.FORMAT, Character.SURROGATE, Character.LINE_SEPARATOR,
+            Character.PARAGRAPH_SEPARATOR -> {
+          return false;
+        }
+        default -> i += Character.charCount(c);
+      }
+    }
+    return true;
   }
 
   /** True for host:port with a port from 1 to 65535. */
@@ -43,7 +60,7 @@ public final class PeerRules {
 
   /** What the id rule allows, for error messages. */
   public static String peerIdRule() {
-    return "1-" + MAX_PEER_ID + " printable ASCII characters, no blank, '=' or ','";
+    return "1-" + MAX_PEER_ID + " characters, no control characters";
   }
 
   /** Checks the configuration and the publisher; each violation names the field. */

@@ -37,8 +37,13 @@ public record S3Settings(
     long multipartThreshold,
     long partSize) {
 
-  /** A region name as AWS and S3-compatible servers write them: us-east-1, eu-central-2, auto. */
-  private static final Pattern REGION = Pattern.compile("[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?");
+  /**
+   * What can be a region: the SDK's {@code Region.of} takes any non-blank string, and S3-compatible
+   * servers name theirs freely (MinIO's and Ceph's {@code default}, {@code us-east-1-zone}, uppercase,
+   * '_'). Refused is only what cannot travel in a request's signature: blanks, control characters and
+   * other non-ASCII, '/' (it separates the signature's scope) and absurd lengths.
+   */
+  private static final Pattern REGION = Pattern.compile("[\\x21-\\x7e&&[^/]]{1,64}");
 
   /** Parts must be at least 5 MiB (but the last) for S3. */
   public static final long MIN_PART_SIZE = 5L * 1024 * 1024;
@@ -89,14 +94,15 @@ public record S3Settings(
   }
 
   /**
-   * Null (the SDK's region chain) or a region name: lowercase letters, digits and '-'.
+   * Null (the SDK's region chain) or a region name ({@link #REGION}). The plugin's
+   * {@code offload.s3.region} and the CLI's {@code --region} both use this rule and its message.
    *
    * @throws IllegalArgumentException saying what is wrong
    */
   public static String requireRegion(String region) {
     if (region != null && !REGION.matcher(region).matches()) {
       throw new IllegalArgumentException("'" + Printable.excerpt(region) + "' is not a region name:"
-          + " expected lowercase letters, digits and '-', such as us-east-1");
+          + " expected 1-64 ASCII characters without blanks or '/', such as us-east-1");
     }
     return region;
   }

@@ -53,16 +53,21 @@ final class ManifestFixtures {
             Instant.ofEpochSecond(1_700_000_000L + i % 1000), "test", f));
   }
 
-  /** A configuration of 1-5 peers with every field Ratis keeps; the first one votes. */
+  /**
+   * A configuration of 1-5 peers with every field Ratis keeps; the first one votes. Ids and addresses
+   * range over what Ratis takes: ids with blanks, '=', ',' or letters beyond ASCII, IPv6 addresses.
+   */
   static Arbitrary<List<Manifest.Peer>> peers() {
     Arbitrary<String> host = Arbitraries.oneOf(
         Arbitraries.strings().withChars("abcxyz019.-").ofMinLength(1).ofMaxLength(30),
-        Arbitraries.of("127.0.0.1", "[::1]", "[fe80::1:2]", "node-3.ratis.example.com"));
+        Arbitraries.of("127.0.0.1", "[::1]", "[fe80::1:2]", "[fe80::1%eth0]", "[::ffff:10.0.0.1]",
+            "node-3.ratis.example.com"));
     Arbitrary<String> address = Combinators.combine(host, Arbitraries.integers().between(1, 65535))
         .as((h, port) -> h + ":" + port);
     Arbitrary<String> optional = Arbitraries.oneOf(Arbitraries.just(null), address);
     Arbitrary<Manifest.Peer> peer = Combinators.combine(
-            Arbitraries.strings().withCharRange('!', '~').excludeChars('=', ',').ofMinLength(1).ofMaxLength(20),
+            Arbitraries.strings().withCharRange(' ', '~').withChars("éß节点 ")
+                .ofMinLength(1).ofMaxLength(20),
             address, optional, optional, optional, Arbitraries.integers().between(0, 100),
             Arbitraries.of(Manifest.Role.class))
         .as(Manifest.Peer::new);

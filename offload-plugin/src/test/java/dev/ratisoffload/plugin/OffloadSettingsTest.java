@@ -39,7 +39,7 @@ class OffloadSettingsTest {
         Arguments.of("offload.s3.endpoint", "ftp://127.0.0.1:9000", "http"),
         Arguments.of("offload.s3.endpoint", "http://127.0.0.1:9000/?x=1", "query"),
         Arguments.of("offload.s3.region", "us east 1", "region name"),
-        Arguments.of("offload.s3.region", "EU_WEST_1", "region name"),
+        Arguments.of("offload.s3.region", "eu-west-1/s3", "region name"),
         Arguments.of("offload.s3.path-style", "yes", "true or false"),
         Arguments.of("offload.s3.sse", "aes", "none, AES256 or aws:kms"),
         Arguments.of("offload.s3.checksum", "always", "when_supported or when_required"),

@@ -2,6 +2,7 @@ package dev.ratisoffload.cli;
 
 import dev.ratisoffload.format.ManifestRules;
 import dev.ratisoffload.format.PeerRules;
+import dev.ratisoffload.text.Printable;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -97,11 +98,12 @@ public final class Converters {
         String id = eq < 0 ? "" : item.substring(0, eq).trim();
         String address = eq < 0 ? "" : item.substring(eq + 1).trim();
         if (!PeerRules.isValidPeerId(id) || !PeerRules.isValidAddress(address)) {
-          throw new TypeConversionException("'" + item + "' is not id=host:port (e.g. "
-              + "n1=10.0.0.5:9872,n2=10.0.0.6:9872)");
+          throw new TypeConversionException("'" + Printable.excerpt(item) + "' is not id=host:port (e.g. "
+              + "n1=10.0.0.5:9872,n2=10.0.0.6:9872, IPv6 as [::1]:9872); a peer id containing '=' or ',' "
+              + "cannot be given here");
         }
         if (peers.put(id, address) != null) {
-          throw new TypeConversionException("peer " + id + " is given twice");
+          throw new TypeConversionException("peer " + Printable.of(id) + " is given twice");
         }
       }
       return peers;

@@ -7,6 +7,7 @@ import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.retention.RetentionPlan;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.text.Printable;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -169,7 +170,7 @@ final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advis
       out.printf("group %s: %s %d unreferenced chunk(s), %s%s%s%s%s%n",
           report.group(), apply ? "deleted" : "would delete", report.deletedChunks(),
           ByteSizes.format(report.deletedChunkBytes()),
-          report.chunksKept().map(why -> "; chunks kept: " + why).orElse(""),
+          report.chunksKept().map(why -> "; chunks kept: " + Printable.of(why)).orElse(""),
           report.chunksLeft() > 0 ? "; " + report.chunksLeft() + " left for the next run (the sweep's time"
               + " ran out)" : "",
           report.refusedDeletes() > 0 ? "; " + report.refusedDeletes() + " delete(s) refused by object lock" : "",

@@ -33,8 +33,8 @@ import picocli.CommandLine.ParameterException;
         "Each group directory (named by the group's UUID) gets the snapshot files with their .md5 "
             + "sidecars, current/raft-meta (a term at least the snapshot's) and current/raft-meta.conf "
             + "(the generation's whole configuration: voting peers and listeners, every address and "
-            + "priority; server addresses replaced when given with --peers). Every byte is verified "
-            + "before it is moved into place; groups are staged beside their target and renamed in at "
+            + "priority; a peer moved with --peers keeps none of its old host's addresses). Every byte is "
+            + "verified before it is moved into place; groups are staged beside their target and renamed in at "
             + "the end, so a failure leaves no group directory. An existing group directory is refused.",
         "Memory: chunks are held whole, up to 8 reads in flight holding 2 x reads + 2 chunks, with 64 MiB "
             + "of heap kept for the rest; less heap means fewer reads. A generation's chunks are at most 4 x "
@@ -78,8 +78,10 @@ final class RestoreCommand extends OffloadStoreCommand implements ErrorReporter.
   }
 
   @Option(names = "--peers", paramLabel = "ID=HOST:PORT,...",
-      description = "New addresses for the peers, for a cluster that moves to other hosts or ports. "
-          + "Default: the addresses stored with each generation.")
+      description = "New addresses for the peers, for a cluster that moves to other hosts or ports. A moved "
+          + "peer keeps its priority and role; its old client and admin addresses are dropped (Ratis then "
+          + "uses the new address) and a data-stream address becomes the new address. Ids with '=' or ',' "
+          + "cannot be given here. Default: the addresses stored with each generation.")
   private String peers;
 
   @Option(names = "--peer", paramLabel = "ID",

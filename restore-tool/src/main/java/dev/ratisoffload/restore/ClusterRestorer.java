@@ -108,8 +108,7 @@ public final class ClusterRestorer {
    */
   public List<RestoredGroup> restore(RestorePlan plan, TransferListener listener) {
     RestoreRequest request = plan.request();
-    DataDirectory.requireStorageDirectory(request.dataDir());
-    plan.groups().forEach(group -> memory.readsInFlight(group.manifest(), ChunkPipeline.DEFAULT_PARALLELISM));
+    check(plan);
     try (DataDirectory directory = DataDirectory.open(request.dataDir())) {
       directory.requireOwnedBy(request.cluster());
       for (GroupPlan group : plan.groups()) {
@@ -139,6 +138,24 @@ public final class ClusterRestorer {
         }
       }
       return commitAll(directory, staged);
+    }
+  }
+
+  /**
+   * Refuses, writing nothing, what {@link #restore} would refuse about its target before it writes: a blank
+   * or group data directory, a heap too small for a group's chunks, a group directory that exists. A
+   * caller restoring several peers checks every peer's plan first, so one bad target stops them all.
+   *
+   * @throws InvalidRestoreRequestException when the data directory is blank or a group directory
+   * @throws HeapTooSmallException when this JVM's heap cannot hold the chunks of a group
+   * @throws TargetRefusedException when a group directory exists
+   */
+  public void check(RestorePlan plan) {
+    Path dataDir = plan.request().dataDir();
+    DataDirectory.requireStorageDirectory(dataDir);
+    for (GroupPlan group : plan.groups()) {
+      memory.readsInFlight(group.manifest(), ChunkPipeline.DEFAULT_PARALLELISM);
+      DataDirectory.requireAbsent(dataDir, group.group());
     }
   }
 

@@ -164,7 +164,12 @@ public final class DataDirectory implements AutoCloseable {
 
   /** @throws TargetRefusedException when the group's directory (or anything by its name) exists */
   public void requireAbsent(String group) {
-    Path target = groupDirectory(group);
+    requireAbsent(root, group);
+  }
+
+  /** The same check before the directory is opened: {@code dataDir} may not exist yet. */
+  static void requireAbsent(Path dataDir, String group) {
+    Path target = dataDir.toAbsolutePath().normalize().resolve(group);
     if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
       throw new TargetRefusedException("group directory " + target + " already exists; nothing was"
           + " restored and it was left as it was. Move it away (or delete it) and run the restore again,"

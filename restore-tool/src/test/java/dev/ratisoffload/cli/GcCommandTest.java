@@ -12,6 +12,11 @@ import dev.ratisoffload.activity.GroupActivity;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.DirectoryObjectStore;
 import dev.ratisoffload.store.ObjectInfo;
+import dev.ratisoffload.store.S3ObjectStore;
+import dev.ratisoffload.store.S3Settings;
+import dev.ratisoffload.store.StoreUri;
+import dev.ratisoffload.testkit.EmbeddedS3;
+import dev.ratisoffload.text.Printable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +26,11 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /** {@code offload gc} through the real command line, against a directory store. */
 class GcCommandTest {
@@ -120,6 +130,50 @@ class GcCommandTest {
     Cli.Result next = Cli.run("gc", "--store", uri, "--cluster", CLUSTER, "--keep-last", "2", "--apply");
     assertTrue(store.list(Layout.chunkPrefix(CLUSTER, GROUP)).size() < chunks.size(), "the next run collects: " + next);
     assertTrue(store.list(Layout.activityPrefix(CLUSTER, GROUP)).isEmpty());
+  }
+
+  /** An intent's key comes from a store listing: on S3 it may hold anything, escape sequences included. */
+  @Test
+  void aPlantedIntentKeyIsPrintedEscaped() throws Exception {
+    String planted = Layout.activityPrefix(CLUSTER, GROUP) + Layout.PUBLISH_INTENT + "x\u009b2J\u009b31m";
+    try (EmbeddedS3 s3 = EmbeddedS3.start();
+        S3Client raw = S3Client.builder().endpointOverride(s3.endpoint()).forcePathStyle(true)
+            .region(Region.of(s3.region())).credentialsProvider(StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(s3.accessKey(), s3.secretKey()))).build()) {
+      s3.createBucket("backups");
+      Path scratch = Files.createDirectories(tmp.resolve("scratch-s3"));
+      try (S3ObjectStore onS3 = new S3ObjectStore(StoreUri.parse("s3://backups/gc"), S3Settings.builder()
+          .endpoint(s3.endpoint()).pathStyle(true).region(s3.region())
+          .credentials(StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.accessKey(), s3.secretKey())))
+          .build())) {
+        for (int i = 1; i <= 2; i++) {
+          Generations.publish(onS3, scratch,
+              Generations.snapshot(CLUSTER, GROUP, 1, i * 100L, T0.plusSeconds(i * 3600L), 4_000, i));
+        }
+      }
+      raw.putObject(b -> b.bucket("backups").key("gc/" + planted), RequestBody.fromString("hostile"));
+      System.setProperty("aws.accessKeyId", s3.accessKey());
+      System.setProperty("aws.secretAccessKey", s3.secretKey());
+      try {
+        String[] store = {"--store", "s3://backups/gc", "--endpoint", s3.endpoint().toString(), "--path-style",
+            "--region", s3.region(), "--cluster", CLUSTER};
+        Cli.Result verified = Cli.run(concat(store, "verify", "--all", "--record"));
+        assertEquals(0, verified.code(), verified.toString());
+        Cli.Result r = Cli.run(concat(store, "gc", "--keep-last", "1", "--apply"));
+        assertEquals(0, r.code(), r.toString());
+        assertTrue(r.out().contains("; chunks kept: a publish of the group is in progress (intent "
+            + Printable.of(planted) + " written "), r.toString());
+        assertTrue(r.out().chars().noneMatch(c -> c == 0x9b), "no raw escape: " + r);
+      } finally {
+        System.clearProperty("aws.accessKeyId");
+        System.clearProperty("aws.secretAccessKey");
+      }
+    }
+  }
+
+  private static String[] concat(String[] store, String... command) {
+    return java.util.stream.Stream.concat(java.util.Arrays.stream(command), java.util.Arrays.stream(store))
+        .toArray(String[]::new);
   }
 
   @Test

@@ -145,7 +145,7 @@ class HostileStoreTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"--endpoint=ftp://127.0.0.1:1", "--endpoint=http://[bad", "--endpoint=127.0.0.1:9000",
-      "--region=us east 1", "--region=US_EAST_1"})
+      "--region=us east 1", "--region=us-east-1/s3", "--region=\u001b[2J"})
   void aConfigurationMistakeIsAUsageError(String flag) {
     Cli.Result r = Cli.run("list", "--store", "s3://backups/ratis", flag, "--path-style", "--cluster", CLUSTER);
     assertEquals(2, r.code(), r.toString());

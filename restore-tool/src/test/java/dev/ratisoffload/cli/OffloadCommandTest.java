@@ -509,14 +509,34 @@ class OffloadCommandTest {
     }
   }
 
+  /** {@code offload restore} of group G2 into {@code data} with {@code --peers peers}. */
+  private Cli.Result restoreG2(Path data, String peers) {
+    return Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--group", G2,
+        "--data-dir", data.toString(), "--peers", peers);
+  }
+
   @Test
   void peersForUnknownIdsExit2BeforeAnythingIsWritten() {
     Path data = tmp.resolve("n5");
-    Cli.Result r = Cli.run("restore", "--store", pristineUri, "--cluster", CLUSTER, "--group", G2,
-        "--data-dir", data.toString(), "--peers", "n0=h:1,n1=h:2");
+    Cli.Result r = restoreG2(data, "n0=h:1,n1=h:2");
     assertEquals(2, r.code(), r.toString());
     assertTrue(r.err().contains("n2"), r.toString());
     assertFalse(Files.exists(data));
+  }
+
+  @Test
+  void peersSaysWhichIdsItCannotExpressEscapesWhatItEchoesAndTakesIpv6() {
+    Path data = tmp.resolve("n6");
+    Cli.Result r = restoreG2(data, "rack=1=h:1");
+    assertEquals(2, r.code(), r.toString());
+    assertTrue(r.err().contains("a peer id containing '=' or ',' cannot be given here"), r.toString());
+    Cli.Result hostile = restoreG2(data, "n\u001b[2J=h:2");
+    assertEquals(2, hostile.code(), hostile.toString());
+    assertFalse(hostile.err().contains("\u001b"), hostile.toString());
+    assertFalse(Files.exists(data));
+
+    Cli.Result ipv6 = restoreG2(data, "n0=[::1]:1,n1=[::1]:2,n2=[fe80::1%eth0]:3");
+    assertEquals(0, ipv6.code(), ipv6.toString());
   }
 
   @Test

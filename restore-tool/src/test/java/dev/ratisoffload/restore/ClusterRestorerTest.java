@@ -268,8 +268,8 @@ class ClusterRestorerTest {
   static final Manifest.Peer N0 = Generations.PEERS.get(0);
   static final Manifest.Peer N1 = Generations.PEERS.get(1);
   static final Manifest.Peer N2 = Generations.PEERS.get(2);
-  static final Manifest.Peer N3_LISTENER = new Manifest.Peer("n3", "127.0.0.1:9003", "127.0.0.1:9103", null, null,
-      0, Manifest.Role.LISTENER);
+  static final Manifest.Peer N3_LISTENER = new Manifest.Peer("n3", "127.0.0.1:9003", "127.0.0.1:9103",
+      "127.0.0.1:9203", "127.0.0.1:9303", 2, Manifest.Role.LISTENER);
 
   /** A second cluster whose groups live on different peers: G1 on n0-n2, G3 on n1, n2 and listener n3. */
   ClusterRestorer multiRaft() throws IOException {
@@ -327,7 +327,7 @@ class ClusterRestorerTest {
   }
 
   @Test
-  void newAddressesKeepTheListenerItsPriorityAndItsOtherAddresses() throws Exception {
+  void newAddressesKeepTheListenerAndItsPriorityButNoneOfTheOldHostsAddresses() throws Exception {
     ClusterRestorer multi = multiRaft();
     Map<String, String> moved = Map.of("n1", "127.0.0.1:8001", "n2", "127.0.0.1:8002", "n3", "127.0.0.1:8003");
     multi.restore(multi.plan(new RestoreRequest("multi", List.of(G3), new GenerationChoice.Newest(), moved,
@@ -337,8 +337,34 @@ class ClusterRestorerTest {
         Files.readAllBytes(dataDir.resolve(G3).resolve("current/raft-meta.conf"))));
     RaftPeer listener = conf.getPeer(RaftPeerId.valueOf("n3"), RaftPeerRole.LISTENER);
     assertEquals("127.0.0.1:8003", listener.getAddress());
-    assertEquals("127.0.0.1:9103", listener.getClientAddress());
+    assertEquals(2, listener.getPriority());
+    // Read back empty, so Ratis's client uses the server address; the data stream has no such fallback.
+    assertEquals("", listener.getClientAddress());
+    assertEquals("", listener.getAdminAddress());
+    assertEquals("127.0.0.1:8003", listener.getDataStreamAddress());
     assertEquals(2, conf.getCurrentPeers(RaftPeerRole.FOLLOWER).size());
+  }
+
+  /** What restore_cluster runs for every peer before it writes the first. */
+  @Test
+  void checkRefusesWhatRestoreWouldRefuseAndWritesNothing() throws Exception {
+    RestorePlan plan = restorer.plan(request(List.of(G1), new GenerationChoice.Newest()));
+    restorer.check(plan);
+    assertFalse(Files.exists(dataDir), "check creates nothing");
+
+    Path groupDir = Files.createDirectories(tmp.resolve("peer2"));
+    Files.createFile(groupDir.resolve("in_use.lock"));
+    RestoreRequest elsewhere = new RestoreRequest(CLUSTER, List.of(G1), new GenerationChoice.Newest(), Map.of(),
+        groupDir);
+    assertThrows(InvalidRestoreRequestException.class,
+        () -> restorer.check(new RestorePlan(elsewhere, plan.groups())));
+
+    Files.createDirectories(dataDir.resolve(G1));
+    TargetRefusedException e = assertThrows(TargetRefusedException.class, () -> restorer.check(plan));
+    assertTrue(e.getMessage().contains(G1 + " already exists"), e.getMessage());
+    assertThrows(HeapTooSmallException.class,
+        () -> new ClusterRestorer(store, new ChunkMemory(1)).check(restorer.plan(request(List.of(G2),
+            new GenerationChoice.Newest()))));
   }
 
   @Test
