@@ -148,11 +148,16 @@ public final class GroupActivity {
   }
 
   /**
-   * This process's own intents and markers whose delete failed (a store outage as it ended), by store:
+   * This process's own intents and markers whose delete failed (a store outage as it ended), or whose
+   * write failed without saying whether the store kept them, by store:
    * deleted again before its next activity there, so one that stayed does not hold the group's
    * publishes or collections off until it is abandoned. Keys are unique, so deleting one later is safe.
    */
   private static final Map<ObjectStore, Set<String>> LEFTOVERS = Collections.synchronizedMap(new WeakHashMap<>());
+
+  private void leftover(String key) {
+    LEFTOVERS.computeIfAbsent(store, s -> ConcurrentHashMap.newKeySet()).add(key);
+  }
 
   private void deleteLeftovers() {
     Set<String> keys = LEFTOVERS.get(store);
@@ -176,7 +181,12 @@ public final class GroupActivity {
     // another --chunk-grace than the servers' cannot take a live intent or marker for abandoned.
     String key = Layout.activityKey(cluster, group, kind, lifetime.toSeconds() + "s-" + UUID.randomUUID());
     long started = nanoTime.getAsLong();
-    store.putIfAbsent(key, Content.of(who.getBytes(StandardCharsets.UTF_8)));
+    try {
+      store.putIfAbsent(key, Content.of(who.getBytes(StandardCharsets.UTF_8)));
+    } catch (StoreException e) {
+      leftover(key); // the store may have kept it though the answer was lost (it went down meanwhile)
+      throw e;
+    }
     return new Claim(key, group, kind.equals(Layout.PUBLISH_INTENT), started, lifetime);
   }
 
@@ -337,7 +347,7 @@ public final class GroupActivity {
         store.delete(key);
       } catch (StoreException e) {
         if (!(e instanceof StoreAccessException)) {
-          LEFTOVERS.computeIfAbsent(store, s -> ConcurrentHashMap.newKeySet()).add(key);
+          leftover(key);
         }
         LOG.warn("could not delete {} ({}): it stays until others treat it as abandoned, after {};"
             + " meanwhile {} of group {} {}. Deleting it needs the delete permission on ratis/activity/",

@@ -212,6 +212,27 @@ class GroupActivityTest {
     assertEquals(List.of(), activity(), "the leftover marker went first, so the publish did not wait for it");
   }
 
+  /** A marker the store kept though its writer saw the write fail is deleted before the next activity. */
+  @Test
+  void aMarkerWrittenAsTheStoreWentDownIsDeletedBeforeTheNextActivity() {
+    java.util.concurrent.atomic.AtomicBoolean loseAnswer = new java.util.concurrent.atomic.AtomicBoolean(true);
+    dev.ratisoffload.store.ObjectStore flaky = new dev.ratisoffload.store.ForwardingObjectStore(store) {
+      @Override
+      public PutOutcome putIfAbsent(String key, dev.ratisoffload.store.Content content) {
+        PutOutcome outcome = super.putIfAbsent(key, content);
+        if (loseAnswer.getAndSet(false)) {
+          throw new dev.ratisoffload.store.StoreUnavailableException("the server failed to respond", null);
+        }
+        return outcome;
+      }
+    };
+    GroupActivity activity = new GroupActivity(flaky, GRACE, Duration.ZERO, nanos::get);
+    assertThrows(dev.ratisoffload.store.StoreUnavailableException.class, () -> activity.beginSweep("c", group));
+    assertEquals(1, activity().size(), "the store kept the marker");
+    activity.announcePublish("c", group, "test", () -> false).orElseThrow().close();
+    assertEquals(List.of(), activity());
+  }
+
   @Test
   void aChunkGraceBelowTheMinimumIsRefused() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
