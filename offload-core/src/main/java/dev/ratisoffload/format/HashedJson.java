@@ -113,20 +113,20 @@ public final class HashedJson {
     String header = new String(object, 0, newline, StandardCharsets.US_ASCII);
     String[] parts = header.split(" ", -1);
     if (parts.length != 3 || !parts[0].equals(magic) || !parts[2].startsWith(HASH)) {
-      throw new Defect("malformed header '" + printable(header) + "'");
+      throw new Defect("malformed header '" + Printable.excerpt(header) + "'");
     }
     int version = -1;
     for (int v = oldest; v <= newest; v++) {
       version = parts[1].equals(Integer.toString(v)) ? v : version;
     }
     if (version < 0) {
-      throw new Defect("format version '" + printable(parts[1]) + "' is not supported by this version ("
+      throw new Defect("format version '" + Printable.excerpt(parts[1]) + "' is not supported by this version ("
           + (oldest == newest ? Integer.toString(newest) : oldest + " to " + newest) + ")");
     }
     String declared = parts[2].substring(HASH.length());
     String actual = Hashes.sha256Hex(object, newline + 1, object.length - newline - 1);
     if (!declared.equals(actual)) {
-      throw new Defect("body hash is " + actual + " but the header says " + printable(declared)
+      throw new Defect("body hash is " + actual + " but the header says " + Printable.excerpt(declared)
           + " (changed, truncated or extended)");
     }
     return new Body(version, object, newline + 1);
@@ -141,12 +141,7 @@ public final class HashedJson {
     }
   }
 
-  /** At most 80 characters of text, made safe to print ({@link Printable#excerpt}). */
-  public static String printable(String text) {
-    return Printable.excerpt(text);
-  }
-
   private static String firstLine(String message) {
-    return message == null ? "" : printable(message.split("\n", 2)[0]);
+    return message == null ? "" : Printable.excerpt(message.split("\n", 2)[0]);
   }
 }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.format;
 
+import dev.ratisoffload.text.Printable;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Iterator;
@@ -71,7 +72,7 @@ public final class ManifestCodec {
       for (Iterator<String> names = fields.fieldNames(); names.hasNext(); ) {
         String name = names.next();
         if (!FORMAT_1_PEER_FIELDS.contains(name)) {
-          throw new HashedJson.Defect("unknown field '" + HashedJson.printable(name)
+          throw new HashedJson.Defect("unknown field '" + Printable.excerpt(name)
               + "' in a peer of a format 1 manifest");
         }
       }

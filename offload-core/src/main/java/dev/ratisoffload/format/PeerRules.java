@@ -1,5 +1,6 @@
 package dev.ratisoffload.format;
 
+import dev.ratisoffload.text.Printable;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -93,7 +94,7 @@ public final class PeerRules {
 
   private static void require(boolean ok, String field, Object value) {
     if (!ok) {
-      throw new IllegalArgumentException("invalid " + field + ": " + HashedJson.printable(String.valueOf(value)));
+      throw new IllegalArgumentException("invalid " + field + ": " + Printable.excerpt(String.valueOf(value)));
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.format;
 
+import dev.ratisoffload.text.Printable;
 import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.Layout.VerificationMark;
 import dev.ratisoffload.store.Content;
@@ -122,7 +123,7 @@ public final class VerificationRecords {
 
   private static void require(boolean ok, String field, Object value) {
     if (!ok) {
-      throw new IllegalArgumentException("invalid " + field + ": " + HashedJson.printable(String.valueOf(value)));
+      throw new IllegalArgumentException("invalid " + field + ": " + Printable.excerpt(String.valueOf(value)));
     }
   }
 }

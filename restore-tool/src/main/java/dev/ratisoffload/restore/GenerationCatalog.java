@@ -148,10 +148,6 @@ public final class GenerationCatalog {
     return latest;
   }
 
-  public String describeStore() {
-    return store.describe();
-  }
-
   private static Entry await(Future<Entry> future) {
     try {
       return future.get();

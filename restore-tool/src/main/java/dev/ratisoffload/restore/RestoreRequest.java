@@ -1,5 +1,6 @@
 package dev.ratisoffload.restore;
 
+import dev.ratisoffload.text.Printable;
 import dev.ratisoffload.format.HashedJson;
 import dev.ratisoffload.format.ManifestRules;
 import dev.ratisoffload.format.PeerRules;
@@ -38,7 +39,7 @@ public record RestoreRequest(String cluster, List<String> groups, GenerationChoi
     peerAddresses = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(peerAddresses));
     Objects.requireNonNull(dataDir, "dataDir");
     if (peer != null && !PeerRules.isValidPeerId(peer)) {
-      throw new InvalidRestoreRequestException("--peer '" + HashedJson.printable(peer) + "' is not a peer id ("
+      throw new InvalidRestoreRequestException("--peer '" + Printable.excerpt(peer) + "' is not a peer id ("
           + PeerRules.peerIdRule() + "); nothing was written");
     }
   }

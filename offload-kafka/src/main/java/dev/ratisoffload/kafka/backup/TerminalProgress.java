@@ -24,11 +24,6 @@ public final class TerminalProgress implements BackupListener {
     this.interactive = interactive;
   }
 
-  /** On standard error; redrawn in place when the process has a terminal (System.console()). */
-  public static TerminalProgress forStandardError() {
-    return new TerminalProgress(new PrintWriter(System.err, true), System.console() != null);
-  }
-
   @Override
   public void progress(BackupProgress p) {
     if (interactive) {
