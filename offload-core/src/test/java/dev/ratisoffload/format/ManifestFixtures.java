@@ -13,6 +13,14 @@ final class ManifestFixtures {
 
   private ManifestFixtures() {}
 
+  /** A copy of an encoded object with one byte changed (at {@code position} modulo its length). */
+  static byte[] withOneByteChanged(byte[] encoded, int position, int delta) {
+    byte[] changed = encoded.clone();
+    int at = position % changed.length;
+    changed[at] = (byte) (changed[at] + delta);
+    return changed;
+  }
+
   static Manifest withFiles(List<Manifest.FileEntry> files) {
     return new Manifest(Manifest.FORMAT_VERSION, "prod-1", "6e2b1a4c-3f1d-4d6e-9a8b-0c1d2e3f4a5b", 3, 300,
         List.of(new Manifest.Peer("n0", "127.0.0.1:9000"), new Manifest.Peer("n1", "127.0.0.1:9001")),
