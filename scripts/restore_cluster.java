@@ -7,7 +7,7 @@ import dev.ratisoffload.cli.Converters;
 import dev.ratisoffload.cli.ExitCodes;
 import dev.ratisoffload.cli.OffloadCommand;
 import dev.ratisoffload.cli.StoreOptions;
-import dev.ratisoffload.format.ByteSizes;
+import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.restore.ClusterRestorer;
 import dev.ratisoffload.restore.GenerationVerifier;
 import dev.ratisoffload.restore.GroupPlan;

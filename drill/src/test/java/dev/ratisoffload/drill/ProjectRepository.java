@@ -28,8 +28,8 @@ final class ProjectRepository {
   static final String VERSION = "0.1.0-SNAPSHOT";
   static final String PARENT = "ratis-offload-parent";
   /** What the scripts and the tests' {@code --deps} name; each must have been compiled. */
-  static final List<String> REQUIRED = List.of("offload-core", "offload-kafka", "offload-plugin", "reference-kv",
-      "restore-tool");
+  static final List<String> REQUIRED = List.of("offload-core", "offload-kafka", "offload-plugin",
+      "offload-restore", "reference-kv", "restore-tool");
 
   private static final Pattern MODULE = Pattern.compile("<module>([^<]+)</module>");
 

@@ -15,11 +15,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.Optional;
-import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
@@ -58,6 +58,8 @@ public final class GroupActivity {
    * to the second, and a publish or sweep needs half of it, at least, to end what it started.
    */
   public static final Duration MIN_CHUNK_GRACE = Duration.ofMinutes(1);
+  /** The chunk grace when none is configured: longer than any publish of a large snapshot takes. */
+  public static final Duration DEFAULT_CHUNK_GRACE = Duration.ofHours(6);
   private static final long FIRST_POLL_MILLIS = 50;
   private static final Pattern DECLARED = Pattern.compile("([0-9]{1,12})s-.+");
   private static final long LAST_POLL_MILLIS = 1_000;

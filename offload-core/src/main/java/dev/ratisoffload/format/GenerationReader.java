@@ -1,6 +1,7 @@
 package dev.ratisoffload.format;
 
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectNotFoundException;

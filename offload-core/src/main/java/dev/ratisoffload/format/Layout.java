@@ -1,6 +1,8 @@
 package dev.ratisoffload.format;
 
-import dev.ratisoffload.text.Printable;
+import dev.ratisoffload.primitives.ClusterIds;
+import dev.ratisoffload.primitives.Hashes;
+import dev.ratisoffload.primitives.Printable;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -46,7 +48,7 @@ public final class Layout {
   /** Where a generation is identified: cluster, group, snapshot term and index. */
   public record GenerationId(String cluster, String group, long term, long index) {
     public GenerationId {
-      ManifestRules.requireClusterId(cluster);
+      ClusterIds.require(cluster);
       ManifestRules.requireGroupUuid(group);
     }
 
@@ -61,7 +63,7 @@ public final class Layout {
 
   /** The prefix under which every manifest of a cluster (or, with a group, of that group) lies. */
   public static String manifestPrefix(String cluster) {
-    return MANIFESTS + ManifestRules.requireClusterId(cluster) + "/";
+    return MANIFESTS + ClusterIds.require(cluster) + "/";
   }
 
   public static String manifestPrefix(String cluster, String group) {
@@ -69,12 +71,12 @@ public final class Layout {
   }
 
   public static String chunkPrefix(String cluster, String group) {
-    return CHUNKS + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
+    return CHUNKS + ClusterIds.require(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
   }
 
   /** The prefix of a group's publish intents and sweep markers. */
   public static String activityPrefix(String cluster, String group) {
-    return ACTIVITY + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
+    return ACTIVITY + ClusterIds.require(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
   }
 
   /**
@@ -100,7 +102,7 @@ public final class Layout {
 
   /** Where the verification records of a group's generations lie. */
   public static String verificationPrefix(String cluster, String group) {
-    return VERIFICATIONS + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
+    return VERIFICATIONS + ClusterIds.require(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/";
   }
 
   /**
@@ -115,7 +117,7 @@ public final class Layout {
   /** What a verification record's key says; empty for any other key. */
   public static Optional<VerificationMark> parseVerificationKey(String key) {
     Matcher m = VERIFICATION_KEY.matcher(key);
-    if (!m.matches() || !ManifestRules.isValidClusterId(m.group(1))) {
+    if (!m.matches() || !ClusterIds.isValid(m.group(1))) {
       return Optional.empty();
     }
     try {
@@ -136,14 +138,14 @@ public final class Layout {
     if (!Hashes.isSha256Hex(sha256)) {
       throw new IllegalArgumentException("not a SHA-256: " + Printable.excerpt(sha256));
     }
-    return DAMAGED + ManifestRules.requireClusterId(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/"
+    return DAMAGED + ClusterIds.require(cluster) + "/" + ManifestRules.requireGroupUuid(group) + "/"
         + sha256 + "-" + movedAt.toEpochMilli();
   }
 
   /** Parses a manifest key; empty for any other key (including malformed names under the tree). */
   public static Optional<GenerationId> parseManifestKey(String key) {
     Matcher m = MANIFEST_KEY.matcher(key);
-    if (!m.matches() || !ManifestRules.isValidClusterId(m.group(1))) {
+    if (!m.matches() || !ClusterIds.isValid(m.group(1))) {
       return Optional.empty();
     }
     try {

@@ -1,8 +1,9 @@
 package dev.ratisoffload.format;
 
-import dev.ratisoffload.text.Printable;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ratisoffload.primitives.HashedJson;
+import dev.ratisoffload.primitives.Printable;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;

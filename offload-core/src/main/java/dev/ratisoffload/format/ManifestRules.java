@@ -1,6 +1,8 @@
 package dev.ratisoffload.format;
 
-import dev.ratisoffload.text.Printable;
+import dev.ratisoffload.primitives.ClusterIds;
+import dev.ratisoffload.primitives.Hashes;
+import dev.ratisoffload.primitives.Printable;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -15,7 +17,6 @@ import java.util.regex.Pattern;
  */
 public final class ManifestRules {
 
-  private static final Pattern CLUSTER_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
   private static final Pattern PATH_SEGMENT = Pattern.compile("[A-Za-z0-9._+=,@-]{1,255}");
   private static final int MAX_PATH = 1024;
   /** The longest name a file system takes for one path segment (NAME_MAX of ext4, XFS, ...), in bytes. */
@@ -26,19 +27,6 @@ public final class ManifestRules {
   private static final Set<String> RESERVED_TOP = Set.of("current", "in_use.lock");
 
   private ManifestRules() {}
-
-  public static boolean isValidClusterId(String id) {
-    return id != null && CLUSTER_ID.matcher(id).matches();
-  }
-
-  /** Throws unless the cluster id is 1-64 of letters, digits, '.', '_' and '-', not starting with '.'. */
-  public static String requireClusterId(String id) {
-    if (!isValidClusterId(id)) {
-      throw new IllegalArgumentException("invalid cluster id '" + Printable.excerpt(id)
-          + "': expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
-    }
-    return id;
-  }
 
   /** Throws unless the text is a UUID in canonical lowercase form. */
   public static String requireGroupUuid(String text) {
@@ -76,7 +64,7 @@ public final class ManifestRules {
 
   static void check(Manifest m) {
     require(m.format() == Manifest.FORMAT_VERSION || m.format() == Manifest.FORMAT_1, "format", m.format());
-    requireClusterId(m.cluster());
+    ClusterIds.require(m.cluster());
     requireGroupUuid(m.group());
     require(m.term() >= 0, "term", m.term());
     require(m.index() >= 0, "index", m.index());

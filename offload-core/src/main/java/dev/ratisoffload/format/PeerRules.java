@@ -1,6 +1,6 @@
 package dev.ratisoffload.format;
 
-import dev.ratisoffload.text.Printable;
+import dev.ratisoffload.primitives.Printable;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

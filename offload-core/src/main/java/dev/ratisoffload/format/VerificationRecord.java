@@ -1,6 +1,7 @@
 package dev.ratisoffload.format;
 
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.primitives.ToolVersion;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;

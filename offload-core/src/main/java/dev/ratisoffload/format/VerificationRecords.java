@@ -1,8 +1,11 @@
 package dev.ratisoffload.format;
 
-import dev.ratisoffload.text.Printable;
 import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.Layout.VerificationMark;
+import dev.ratisoffload.primitives.ClusterIds;
+import dev.ratisoffload.primitives.HashedJson;
+import dev.ratisoffload.primitives.Hashes;
+import dev.ratisoffload.primitives.Printable;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectInfo;
@@ -12,10 +15,10 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.List;
-import java.util.Optional;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -104,7 +107,7 @@ public final class VerificationRecords {
 
   private static void check(VerificationRecord r) {
     require(r.format() == VerificationRecord.FORMAT_VERSION, "format", r.format());
-    ManifestRules.requireClusterId(r.cluster());
+    ClusterIds.require(r.cluster());
     ManifestRules.requireGroupUuid(r.group());
     require(r.term() >= 0 && r.index() >= 0, "term/index", r.term() + "/" + r.index());
     require(r.verifiedAt() != null, "verifiedAt", null);

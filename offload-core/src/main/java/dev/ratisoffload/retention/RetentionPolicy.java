@@ -21,7 +21,7 @@ import java.time.Duration;
 public record RetentionPolicy(int keepLast, Duration keepWithin, int keepHourly, int keepDaily,
     int keepWeekly, int keepMonthly, Duration chunkGrace) {
 
-  public static final Duration DEFAULT_CHUNK_GRACE = Duration.ofHours(6);
+  public static final Duration DEFAULT_CHUNK_GRACE = GroupActivity.DEFAULT_CHUNK_GRACE;
   /** The shortest safe chunk grace ({@link GroupActivity#MIN_CHUNK_GRACE}). */
   public static final Duration MIN_CHUNK_GRACE = GroupActivity.MIN_CHUNK_GRACE;
 

@@ -1,13 +1,13 @@
 package dev.ratisoffload.scrub;
 
 import dev.ratisoffload.format.GenerationReader;
-import dev.ratisoffload.format.Hashes;
-import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
-import dev.ratisoffload.format.VerificationRecord;
 import dev.ratisoffload.format.VerificationRecord.Damage;
+import dev.ratisoffload.format.VerificationRecord;
 import dev.ratisoffload.format.VerificationRecords;
+import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectNotFoundException;

@@ -1,6 +1,6 @@
 package dev.ratisoffload.store;
 
-import dev.ratisoffload.text.Printable;
+import dev.ratisoffload.primitives.Printable;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;

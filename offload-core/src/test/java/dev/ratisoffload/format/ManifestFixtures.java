@@ -1,5 +1,6 @@
 package dev.ratisoffload.format;
 
+import dev.ratisoffload.primitives.Hashes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,14 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ratisoffload.format.Hashes;
-import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
-import dev.ratisoffload.format.VerificationRecord;
 import dev.ratisoffload.format.VerificationRecord.Damage;
+import dev.ratisoffload.format.VerificationRecord;
 import dev.ratisoffload.format.VerificationRecords;
+import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.DeleteRefusedException;
 import dev.ratisoffload.store.DirectoryObjectStore;

@@ -1,15 +1,15 @@
 package dev.ratisoffload.plugin;
 
 import dev.ratisoffload.format.ChunkingPolicy;
-import dev.ratisoffload.format.ManifestRules;
+import dev.ratisoffload.primitives.ClusterIds;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.S3Settings;
 import dev.ratisoffload.store.StoreUri;
 import java.io.File;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.util.TimeDuration;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.util.TimeDuration;
 
 /**
  * The plugin's configuration, read from {@link RaftProperties} and validated as a whole before
@@ -42,7 +42,7 @@ record OffloadSettings(
           + StoreUri.withoutUserInfo(uriText) + "': " + e.getMessage(), e);
     }
     String clusterId = OffloadConfigKeys.Cluster.id(p);
-    if (!ManifestRules.isValidClusterId(clusterId)) {
+    if (!ClusterIds.isValid(clusterId)) {
       throw ConfigValues.invalid(OffloadConfigKeys.Cluster.ID_KEY, clusterId,
           "expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
     }

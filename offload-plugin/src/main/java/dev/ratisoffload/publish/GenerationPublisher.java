@@ -1,21 +1,20 @@
 package dev.ratisoffload.publish;
 
+import dev.ratisoffload.activity.GroupActivity;
 import dev.ratisoffload.format.Chunker;
 import dev.ratisoffload.format.ChunkingPolicy;
 import dev.ratisoffload.format.GenerationReader;
-import dev.ratisoffload.format.Hashes;
-import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
-import dev.ratisoffload.format.ToolVersion;
-import dev.ratisoffload.activity.GroupActivity;
-import dev.ratisoffload.retention.RetentionPolicy;
+import dev.ratisoffload.primitives.Hashes;
+import dev.ratisoffload.primitives.ToolVersion;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ObjectInfo;
-import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.ObjectStore.PutOutcome;
+import dev.ratisoffload.store.ObjectStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -36,11 +35,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -80,7 +79,7 @@ public final class GenerationPublisher {
   public GenerationPublisher(ObjectStore store, ChunkingPolicy chunking, Executor uploads,
       int maxChunksInFlight, Clock clock, BandwidthBudget budget) {
     this(store, chunking, uploads, maxChunksInFlight, clock, budget,
-        new GroupActivity(store, RetentionPolicy.DEFAULT_CHUNK_GRACE));
+        new GroupActivity(store, GroupActivity.DEFAULT_CHUNK_GRACE));
   }
 
   /** @param activity how publishes and garbage collection of a group see each other (its chunk grace) */

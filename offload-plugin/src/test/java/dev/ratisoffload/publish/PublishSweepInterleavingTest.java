@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.format.ChunkingPolicy;
 import dev.ratisoffload.format.GenerationReader;
-import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.Content;

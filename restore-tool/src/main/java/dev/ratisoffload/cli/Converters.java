@@ -2,7 +2,8 @@ package dev.ratisoffload.cli;
 
 import dev.ratisoffload.format.ManifestRules;
 import dev.ratisoffload.format.PeerRules;
-import dev.ratisoffload.text.Printable;
+import dev.ratisoffload.primitives.ClusterIds;
+import dev.ratisoffload.primitives.Printable;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -80,7 +81,7 @@ public final class Converters {
     @Override
     public String convert(String text) {
       try {
-        return ManifestRules.requireClusterId(text);
+        return ClusterIds.require(text);
       } catch (IllegalArgumentException e) {
         throw new TypeConversionException(e.getMessage());
       }

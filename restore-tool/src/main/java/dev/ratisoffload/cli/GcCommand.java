@@ -1,13 +1,13 @@
 package dev.ratisoffload.cli;
 
-import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.primitives.ByteSizes;
+import dev.ratisoffload.primitives.Printable;
 import dev.ratisoffload.retention.GarbageCollector.GcReport;
 import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.retention.RetentionPlan;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.ObjectStore;
-import dev.ratisoffload.text.Printable;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;

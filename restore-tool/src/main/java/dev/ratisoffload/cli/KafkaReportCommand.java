@@ -1,8 +1,8 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.primitives.Printable;
 import dev.ratisoffload.restore.MissingBackupException;
 import dev.ratisoffload.store.ObjectStore;
-import dev.ratisoffload.text.Printable;
 import java.io.PrintWriter;
 import java.util.Optional;
 import picocli.CommandLine.Option;

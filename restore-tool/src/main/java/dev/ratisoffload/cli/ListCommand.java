@@ -1,10 +1,10 @@
 package dev.ratisoffload.cli;
 
-import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
 import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.Layout.VerificationMark;
 import dev.ratisoffload.format.VerificationRecord;
+import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.restore.GenerationCatalog;
 import dev.ratisoffload.restore.Selection;
 import dev.ratisoffload.store.ObjectStore;

@@ -1,17 +1,17 @@
 package dev.ratisoffload.cli;
 
-import dev.ratisoffload.format.ToolVersion;
+import dev.ratisoffload.primitives.ToolVersion;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.function.Function;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** {@code offload}: lists, verifies and restores the generations the offload plugin publishes. */
 @Command(name = "offload",

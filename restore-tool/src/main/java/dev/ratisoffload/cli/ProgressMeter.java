@@ -1,6 +1,6 @@
 package dev.ratisoffload.cli;
 
-import dev.ratisoffload.format.ByteSizes;
+import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.restore.TransferListener;
 import java.io.PrintWriter;
 import java.time.Duration;

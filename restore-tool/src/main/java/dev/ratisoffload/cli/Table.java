@@ -1,6 +1,6 @@
 package dev.ratisoffload.cli;
 
-import dev.ratisoffload.text.Printable;
+import dev.ratisoffload.primitives.Printable;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.ratisoffload.cli;
 
-import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
 import dev.ratisoffload.format.Layout.GenerationId;
-import dev.ratisoffload.format.ToolVersion;
 import dev.ratisoffload.format.VerificationRecord;
 import dev.ratisoffload.format.VerificationRecords;
+import dev.ratisoffload.primitives.ByteSizes;
+import dev.ratisoffload.primitives.ToolVersion;
 import dev.ratisoffload.restore.GenerationCatalog;
 import dev.ratisoffload.restore.GenerationVerifier;
 import dev.ratisoffload.restore.MissingBackupException;

@@ -1,7 +1,7 @@
 package dev.ratisoffload.kafka.backup;
 
-import dev.ratisoffload.format.ManifestRules;
 import dev.ratisoffload.kafka.format.TopicNames;
+import dev.ratisoffload.primitives.ClusterIds;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +54,7 @@ public record BackupSettings(
       throw new IllegalArgumentException("bootstrap servers are required (HOST:PORT)");
     }
     TopicNames.requireValid(topic);
-    ManifestRules.requireClusterId(cluster);
+    ClusterIds.require(cluster);
     partitions = List.copyOf(new TreeSet<>(Objects.requireNonNull(partitions)));
     for (int p : partitions) {
       if (p < 0) {

@@ -1,8 +1,8 @@
 package dev.ratisoffload.kafka.backup;
 
-import dev.ratisoffload.format.ByteSizes;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
 import dev.ratisoffload.kafka.format.SegmentHeader;
+import dev.ratisoffload.primitives.ByteSizes;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;

@@ -1,13 +1,13 @@
 package dev.ratisoffload.kafka.backup;
 
-import dev.ratisoffload.format.ToolVersion;
-import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
-import dev.ratisoffload.kafka.format.KafkaLayout;
+import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
+import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.format.TopicManifestCodec;
 import dev.ratisoffload.kafka.read.SegmentSource;
+import dev.ratisoffload.primitives.ToolVersion;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ObjectInfo;

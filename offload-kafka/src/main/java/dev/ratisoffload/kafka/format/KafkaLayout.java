@@ -1,6 +1,6 @@
 package dev.ratisoffload.kafka.format;
 
-import dev.ratisoffload.format.ManifestRules;
+import dev.ratisoffload.primitives.ClusterIds;
 import dev.ratisoffload.store.ObjectKeys;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -32,7 +32,7 @@ public final class KafkaLayout {
 
   /** Every Kafka backup of a cluster lies under this prefix. */
   public static String clusterPrefix(String cluster) {
-    return ROOT + ManifestRules.requireClusterId(cluster) + "/";
+    return ROOT + ClusterIds.require(cluster) + "/";
   }
 
   /** Every incarnation of a topic (every topic id it had) lies under this prefix. */
@@ -76,7 +76,7 @@ public final class KafkaLayout {
       long lastOffset) {
 
     public SegmentKey {
-      ManifestRules.requireClusterId(cluster);
+      ClusterIds.require(cluster);
       TopicNames.requireValid(topic);
       requireTopicId(topicId);
       if (partition < 0 || firstOffset < 0 || lastOffset < firstOffset) {
@@ -120,7 +120,7 @@ public final class KafkaLayout {
   public record ManifestKey(String cluster, String topic, Uuid topicId, int version) {
 
     public ManifestKey {
-      ManifestRules.requireClusterId(cluster);
+      ClusterIds.require(cluster);
       TopicNames.requireValid(topic);
       requireTopicId(topicId);
       if (version < 1) {

@@ -1,6 +1,6 @@
 package dev.ratisoffload.kafka.format;
 
-import dev.ratisoffload.format.Hashes;
+import dev.ratisoffload.primitives.Hashes;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import java.util.Objects;

@@ -2,7 +2,7 @@ package dev.ratisoffload.kafka.format;
 
 import com.github.luben.zstd.ZstdIOException;
 import com.github.luben.zstd.ZstdInputStreamNoFinalizer;
-import dev.ratisoffload.format.Hashes;
+import dev.ratisoffload.primitives.Hashes;
 import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.EOFException;

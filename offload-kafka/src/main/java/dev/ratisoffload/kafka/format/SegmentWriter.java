@@ -1,6 +1,6 @@
 package dev.ratisoffload.kafka.format;
 
-import dev.ratisoffload.format.Hashes;
+import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.store.Content;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;

@@ -1,9 +1,9 @@
 package dev.ratisoffload.kafka.format;
 
-import dev.ratisoffload.format.HashedJson;
-import dev.ratisoffload.format.ManifestRules;
+import dev.ratisoffload.primitives.ClusterIds;
+import dev.ratisoffload.primitives.HashedJson;
+import dev.ratisoffload.primitives.Printable;
 import dev.ratisoffload.store.IntegrityException;
-import dev.ratisoffload.text.Printable;
 import java.util.HashSet;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
@@ -52,7 +52,7 @@ public final class TopicManifestCodec {
     if (m.format() != TopicManifest.FORMAT_VERSION) {
       return "format " + m.format();
     }
-    if (!ManifestRules.isValidClusterId(m.cluster())) {
+    if (!ClusterIds.isValid(m.cluster())) {
       return "cluster id '" + Printable.excerpt(m.cluster()) + "'";
     }
     if (!TopicNames.isValid(m.topic())) {

@@ -1,6 +1,6 @@
 package dev.ratisoffload.kafka.format;
 
-import dev.ratisoffload.text.Printable;
+import dev.ratisoffload.primitives.Printable;
 import java.util.regex.Pattern;
 
 /**

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import dev.ratisoffload.format.ByteSizes;
+import dev.ratisoffload.primitives.ByteSizes;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;

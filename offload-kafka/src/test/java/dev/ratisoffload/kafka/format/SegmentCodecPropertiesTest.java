@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdOutputStreamNoFinalizer;
-import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.kafka.format.SegmentArbitraries.PartitionRun;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
+import dev.ratisoffload.primitives.Hashes;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.security.MessageDigest;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.format.GenerationReader;
-import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.Layout;
+import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.io.DurableFiles;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.DirectoryObjectStore;

@@ -1,10 +1,10 @@
 package dev.ratisoffload.restore;
 
 import dev.ratisoffload.format.ChunkingPolicy;
-import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
+import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SnapshotSource;

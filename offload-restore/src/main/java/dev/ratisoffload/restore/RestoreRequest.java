@@ -1,9 +1,10 @@
 package dev.ratisoffload.restore;
 
-import dev.ratisoffload.text.Printable;
-import dev.ratisoffload.format.HashedJson;
 import dev.ratisoffload.format.ManifestRules;
 import dev.ratisoffload.format.PeerRules;
+import dev.ratisoffload.primitives.ClusterIds;
+import dev.ratisoffload.primitives.HashedJson;
+import dev.ratisoffload.primitives.Printable;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +33,7 @@ public record RestoreRequest(String cluster, List<String> groups, GenerationChoi
   }
 
   public RestoreRequest {
-    ManifestRules.requireClusterId(cluster);
+    ClusterIds.require(cluster);
     groups = List.copyOf(groups);
     groups.forEach(ManifestRules::requireGroupUuid);
     Objects.requireNonNull(choice, "choice");

@@ -1,8 +1,8 @@
 package dev.ratisoffload.restore;
 
 import dev.ratisoffload.format.GenerationReader;
-import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.IOException;

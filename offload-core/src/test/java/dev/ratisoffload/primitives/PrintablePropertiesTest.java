@@ -1,4 +1,4 @@
-package dev.ratisoffload.text;
+package dev.ratisoffload.primitives;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package dev.ratisoffload.format;
+package dev.ratisoffload.primitives;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import dev.ratisoffload.text.Printable;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -35,7 +34,7 @@ public final class HashedJson {
 
   /** What is wrong with an object; the caller wraps it in its own integrity error with the key. */
   public static final class Defect extends Exception {
-    Defect(String problem) {
+    public Defect(String problem) {
       super(problem, null, false, false);
     }
   }

@@ -1,4 +1,4 @@
-package dev.ratisoffload.text;
+package dev.ratisoffload.primitives;
 
 import java.util.Arrays;
 import java.util.stream.Collectors;

@@ -1,7 +1,7 @@
 package dev.ratisoffload.restore;
 
-import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import java.util.List;

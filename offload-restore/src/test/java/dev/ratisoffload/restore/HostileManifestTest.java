@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ratisoffload.format.Hashes;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.ManifestCodec;
+import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.DirectoryObjectStore;
 import dev.ratisoffload.store.IntegrityException;

@@ -1,4 +1,4 @@
-package dev.ratisoffload.format;
+package dev.ratisoffload.primitives;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,8 +1,9 @@
 package dev.ratisoffload.restore;
 
-import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.ManifestRules;
+import dev.ratisoffload.primitives.ClusterIds;
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -16,7 +17,7 @@ public record Selection(String cluster, Set<String> groups) {
 
   public Selection {
     if (cluster != null) {
-      ManifestRules.requireClusterId(cluster);
+      ClusterIds.require(cluster);
     }
     groups = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(groups));
     groups.forEach(ManifestRules::requireGroupUuid);

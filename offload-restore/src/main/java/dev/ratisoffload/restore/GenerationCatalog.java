@@ -1,12 +1,12 @@
 package dev.ratisoffload.restore;
 
-import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
-import dev.ratisoffload.format.Layout;
-import dev.ratisoffload.format.Layout.VerificationMark;
-import dev.ratisoffload.format.VerificationRecords;
+import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Layout.GenerationId;
+import dev.ratisoffload.format.Layout.VerificationMark;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.format.VerificationRecords;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.ObjectStore;
