@@ -44,6 +44,13 @@ import software.amazon.awssdk.services.s3.model.ServerSideEncryption;
  * <p>Put-if-absent is a conditional write ({@code If-None-Match: *}); on HTTP 412 the stored object is
  * read back and compared. Objects above the multipart threshold are uploaded in parts sent in parallel,
  * completed with the same condition; an upload that fails is aborted so no parts are left behind.
+ *
+ * <p>Content with a known SHA-256 (a chunk) is sent with it as {@code x-amz-checksum-sha256} and, over
+ * plain HTTP, signed with it ({@link KnownPayloadHashSigner}), so a store that checks refuses bytes that
+ * changed after they were hashed; other objects go with the SDK's CRC32, and with
+ * {@code offload.s3.checksum = when_required} with none. Bodies go plain, not in {@code aws-chunked}
+ * frames: with the checksum in a header the frames carry nothing, and a store decodes them at a cost
+ * (S3Proxy a byte at a time).
  */
 public final class S3ObjectStore implements ObjectStore {
 

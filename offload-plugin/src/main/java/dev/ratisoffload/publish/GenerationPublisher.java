@@ -299,7 +299,7 @@ public final class GenerationPublisher {
      * Adds the chunk to a digest in slices of {@value #DIGEST_SLICE} bytes, yielding the CPU between them:
      * a publish runs beside Raft's threads, and one that wakes meanwhile (a write to append, replicate,
      * apply) then gets the CPU within a slice instead of waiting for the digest of a whole chunk of up to
-     * 4 MiB (docs/benchmarks-history.md, "2026-12-04 afternoon"); on an idle CPU the yield returns at once.
+     * 4 MiB; on an idle CPU the yield returns at once.
      */
     private static MessageDigest digest(MessageDigest digest, byte[] chunk, int length) {
       for (int offset = 0; offset < length; offset += DIGEST_SLICE) {

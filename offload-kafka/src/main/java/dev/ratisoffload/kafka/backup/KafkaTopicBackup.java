@@ -562,6 +562,7 @@ public final class KafkaTopicBackup {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, settings.isolation());
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     p.put(ConsumerConfig.CHECK_CRCS_CONFIG, true);
+    // Kafka's consumer performance tool's receive buffer, not the client's 64 KiB: fewer reads per fetch.
     p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 2 * 1024 * 1024);
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
     p.putAll(settings.clientProperties());
