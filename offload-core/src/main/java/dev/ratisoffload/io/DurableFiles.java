@@ -57,19 +57,11 @@ public final class DurableFiles {
     if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    Files.walkFileTree(root, new SimpleFileVisitor<>() {
+    Files.walkFileTree(root, new ConcurrentTreeVisitor() {
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
         Files.deleteIfExists(file);
         return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-        if (e instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE;
-        }
-        throw e;
       }
 
       @Override

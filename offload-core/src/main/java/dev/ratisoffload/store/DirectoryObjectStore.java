@@ -1,5 +1,6 @@
 package dev.ratisoffload.store;
 
+import dev.ratisoffload.io.ConcurrentTreeVisitor;
 import dev.ratisoffload.io.DurableFiles;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,7 +13,6 @@ import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
@@ -124,7 +124,7 @@ public final class DirectoryObjectStore implements ObjectStore {
     try {
       // A walk runs while other threads or processes put and delete: a temporary file renamed away,
       // or an object deleted, between reading a directory and looking at the entry is not an error.
-      Files.walkFileTree(start, new SimpleFileVisitor<>() {
+      Files.walkFileTree(start, new ConcurrentTreeVisitor() {
         @Override
         public FileVisitResult visitFile(Path path, BasicFileAttributes attributes) {
           if (attributes.isRegularFile() && !isTemporary(root.relativize(path))) {
@@ -134,14 +134,6 @@ public final class DirectoryObjectStore implements ObjectStore {
             }
           }
           return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFileFailed(Path path, IOException e) throws IOException {
-          if (e instanceof NoSuchFileException) {
-            return FileVisitResult.CONTINUE;
-          }
-          throw e;
         }
       });
     } catch (IOException | UncheckedIOException e) {

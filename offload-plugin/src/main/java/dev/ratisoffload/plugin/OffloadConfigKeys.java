@@ -185,7 +185,10 @@ public final class OffloadConfigKeys {
      */
     public static final String CHUNK_SIZE_KEY = PREFIX + ".upload.chunk-size";
     public static final SizeInBytes CHUNK_SIZE_DEFAULT = SizeInBytes.valueOf("1MB");
-    /** Chunks uploaded at once for one publish. */
+    /**
+     * Chunk uploads running at once on this peer, shared by every group publishing there. It also sets
+     * the memory bound: each publish holds at most {@code 2 × parallelism + 2} chunks in memory.
+     */
     public static final String PARALLELISM_KEY = PREFIX + ".upload.parallelism";
     public static final int PARALLELISM_DEFAULT = 8;
     /**

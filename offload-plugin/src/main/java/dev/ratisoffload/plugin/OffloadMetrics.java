@@ -8,9 +8,12 @@ import io.prometheus.client.CollectorRegistry;
 import io.prometheus.client.Counter;
 import io.prometheus.client.Gauge;
 import io.prometheus.client.Histogram;
+import io.prometheus.client.SimpleCollector;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * The plugin's Prometheus metrics (prefix {@code ratis_offload_}). Every series of a group is created at
@@ -119,26 +122,7 @@ final class OffloadMetrics {
         return;
       }
     }
-    published.labels(group);
-    failed.labels(group);
-    for (SkipReason reason : SkipReason.values()) {
-      skipped.labels(group, reason.label());
-    }
-    lastPublishedIndex.labels(group);
-    lastSuccess.labels(group);
-    duration.labels(group);
-    payload.labels(group);
-    uploadedBytes.labels(group);
-    for (String kind : GC_KINDS) {
-      gcDeleted.labels(group, kind);
-    }
-    gcFailed.labels(group);
-    newestGeneration.labels(group);
-    lastVerified.labels(group);
-    damagedGenerations.labels(group);
-    for (String result : SCRUB_RESULTS) {
-      scrubbed.labels(group, result);
-    }
+    forEachSeries(group, SimpleCollector::labels);
   }
 
   /** Drops the series of a group this server no longer hosts, once no other server here holds it. */
@@ -149,25 +133,23 @@ final class OffloadMetrics {
       }
       groupHolders.remove(group);
     }
-    published.remove(group);
-    failed.remove(group);
+    forEachSeries(group, SimpleCollector::remove);
+  }
+
+  /** Every labelled series of one group, so that adding and removing a group cannot list different ones. */
+  private void forEachSeries(String group, BiConsumer<SimpleCollector<?>, String[]> action) {
+    for (SimpleCollector<?> perGroup : List.of(published, failed, lastPublishedIndex, lastSuccess, duration, payload,
+        uploadedBytes, gcFailed, newestGeneration, lastVerified, damagedGenerations)) {
+      action.accept(perGroup, new String[] {group});
+    }
     for (SkipReason reason : SkipReason.values()) {
-      skipped.remove(group, reason.label());
+      action.accept(skipped, new String[] {group, reason.label()});
     }
-    lastPublishedIndex.remove(group);
-    lastSuccess.remove(group);
-    duration.remove(group);
-    payload.remove(group);
-    uploadedBytes.remove(group);
     for (String kind : GC_KINDS) {
-      gcDeleted.remove(group, kind);
+      action.accept(gcDeleted, new String[] {group, kind});
     }
-    gcFailed.remove(group);
-    newestGeneration.remove(group);
-    lastVerified.remove(group);
-    damagedGenerations.remove(group);
     for (String result : SCRUB_RESULTS) {
-      scrubbed.remove(group, result);
+      action.accept(scrubbed, new String[] {group, result});
     }
   }
 
