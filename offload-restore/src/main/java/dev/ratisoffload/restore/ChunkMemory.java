@@ -12,7 +12,7 @@ import dev.ratisoffload.format.Manifest;
  *
  * @param heapBytes the most heap this JVM may use ({@link Runtime#maxMemory})
  */
-public record ChunkMemory(long heapBytes) {
+record ChunkMemory(long heapBytes) {
 
   /** Heap kept for everything but chunks: the SDK, manifests, the command line. */
   public static final long RESERVE = 64L * 1024 * 1024;

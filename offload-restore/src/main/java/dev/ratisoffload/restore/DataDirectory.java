@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  * their target, on the same file system, and renamed into place: a group directory is either absent
  * or complete.
  */
-public final class DataDirectory implements AutoCloseable {
+final class DataDirectory implements AutoCloseable {
 
   static final String LOCK_FILE = ".offload-restore.lock";
   /** Records which cluster the directory's restored groups come from. */

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /** Finds the generation of a group that a {@link GenerationChoice} names, and reads its manifest. */
-public final class GenerationSelector {
+final class GenerationSelector {
 
   private final GenerationReader reader;
   private final String storeName;

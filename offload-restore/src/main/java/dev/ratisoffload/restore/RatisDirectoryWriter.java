@@ -23,7 +23,7 @@ import org.apache.ratis.protocol.RaftPeer;
  * unformatted and deletes the snapshot; with a term below the snapshot's, the first leader's entries
  * would be older than the snapshot and no peer could apply them.
  */
-public final class RatisDirectoryWriter {
+final class RatisDirectoryWriter {
 
   public static final String CURRENT_DIR = "current";
   public static final String RAFT_META = "raft-meta";
