@@ -25,7 +25,7 @@ public final class BandwidthBudget {
 
   /** Waits; the system's is {@link TimeUnit#sleep}, tests pass one that moves a fake clock. */
   @FunctionalInterface
-  public interface Sleeper {
+  interface Sleeper {
     Sleeper SYSTEM = TimeUnit.NANOSECONDS::sleep;
 
     void sleep(long nanos) throws InterruptedException;
@@ -46,7 +46,7 @@ public final class BandwidthBudget {
    * @param burstBytes what an idle budget may let through at once
    * @param nanoTime a monotonic clock in nanoseconds, such as {@link System#nanoTime}
    */
-  public BandwidthBudget(long bytesPerSecond, long burstBytes, LongSupplier nanoTime, Sleeper sleeper) {
+  BandwidthBudget(long bytesPerSecond, long burstBytes, LongSupplier nanoTime, Sleeper sleeper) {
     if (bytesPerSecond < 0 || burstBytes < 0) {
       throw new IllegalArgumentException("a budget of " + bytesPerSecond + " bytes/s with a burst of "
           + burstBytes + " bytes: expected 0 or more");
@@ -67,11 +67,11 @@ public final class BandwidthBudget {
   }
 
   /** No limit: {@link #acquire} never waits. */
-  public static BandwidthBudget unlimited() {
+  static BandwidthBudget unlimited() {
     return UNLIMITED;
   }
 
-  public boolean isLimited() {
+  boolean isLimited() {
     return bytesPerSecond > 0;
   }
 
@@ -86,7 +86,7 @@ public final class BandwidthBudget {
   }
 
   /** Time callers of {@link #acquire} spent waiting for the budget, in total. */
-  public long waitedNanos() {
+  long waitedNanos() {
     return waitedNanos.get();
   }
 

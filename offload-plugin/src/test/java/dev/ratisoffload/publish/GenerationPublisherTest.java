@@ -200,7 +200,7 @@ class GenerationPublisherTest {
 
   /**
    * Chunks of the default sizes (up to 4 MiB) are hashed in several slices of
-   * {@link GenerationPublisher#DIGEST_SLICE}: the reader's independent digests must agree with them.
+   * {@link DigestLanes#DIGEST_SLICE}: the reader's independent digests must agree with them.
    */
   @Test
   void chunksLargerThanADigestSliceAreHashedWhole() throws IOException {
@@ -211,7 +211,7 @@ class GenerationPublisherTest {
         defaults.publish(source(12, file("big", a)), OPEN));
     Manifest manifest = new GenerationReader(store).verify(published.id()); // chunk and file SHA-256, MD5
     assertTrue(manifest.files().get(0).chunks().stream()
-        .anyMatch(c -> c.size() > 2 * GenerationPublisher.DIGEST_SLICE), "a chunk spans several slices");
+        .anyMatch(c -> c.size() > 2 * DigestLanes.DIGEST_SLICE), "a chunk spans several slices");
   }
 
   /** A store that checks a declared SHA-256 (S3 does) refuses a chunk whose bytes changed after hashing. */

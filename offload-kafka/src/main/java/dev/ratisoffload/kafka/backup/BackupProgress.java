@@ -23,7 +23,7 @@ public record BackupProgress(String topic, String topicId, Duration elapsed, Lis
     return partitions.stream().mapToLong(PartitionProgress::recordsRead).sum();
   }
 
-  public long bytesRead() {
+  long bytesRead() {
     return partitions.stream().mapToLong(PartitionProgress::bytesRead).sum();
   }
 

@@ -167,7 +167,7 @@ public record BackupSettings(
     return readCommitted ? "read_committed" : "read_uncommitted";
   }
 
-  public Optional<List<Integer>> selectedPartitions() {
+  Optional<List<Integer>> selectedPartitions() {
     return partitions.isEmpty() ? Optional.empty() : Optional.of(partitions);
   }
 }

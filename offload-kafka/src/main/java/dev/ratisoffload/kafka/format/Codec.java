@@ -27,7 +27,7 @@ public enum Codec {
   }
 
   /** The compression level new segments are written at: the fastest, as the broker sets the pace. */
-  public int defaultLevel() {
+  int defaultLevel() {
     return defaultLevel;
   }
 
@@ -35,7 +35,7 @@ public enum Codec {
    * The codec new segments are written with: Zstandard, which compresses about eight times as fast as
    * zlib at a better ratio; zlib where the zstd native library cannot be loaded on this platform.
    */
-  public static Codec forWriting() {
+  static Codec forWriting() {
     return ZstdLibrary.AVAILABLE ? ZSTD : DEFLATE;
   }
 

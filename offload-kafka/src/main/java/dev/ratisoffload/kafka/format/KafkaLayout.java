@@ -41,7 +41,7 @@ public final class KafkaLayout {
   }
 
   /** One incarnation: its manifests and its partitions' chains. */
-  public static String topicIdPrefix(String cluster, String topic, Uuid topicId) {
+  private static String topicIdPrefix(String cluster, String topic, Uuid topicId) {
     return topicPrefix(cluster, topic) + requireTopicId(topicId) + "/";
   }
 

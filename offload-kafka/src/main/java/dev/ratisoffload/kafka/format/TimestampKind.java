@@ -23,7 +23,7 @@ public enum TimestampKind {
   }
 
   /** The kind for a stored code, or null if the code is unknown. */
-  public static TimestampKind ofCode(int code) {
+  static TimestampKind ofCode(int code) {
     for (TimestampKind kind : values()) {
       if (kind.code == code) {
         return kind;

@@ -32,13 +32,13 @@ public final class TopicNames {
   }
 
   /** The topic's key segment. */
-  public static String toKeySegment(String topic) {
+  static String toKeySegment(String topic) {
     requireValid(topic);
     return topic.startsWith(".") ? ESCAPED_DOT + topic.substring(1) : topic;
   }
 
   /** The topic a key segment names; throws if the segment is not one {@link #toKeySegment} writes. */
-  public static String fromKeySegment(String segment) {
+  static String fromKeySegment(String segment) {
     String topic = segment.startsWith(ESCAPED_DOT) ? "." + segment.substring(ESCAPED_DOT.length()) : segment;
     if (!isValid(topic) || !toKeySegment(topic).equals(segment)) {
       throw new IllegalArgumentException("'" + Printable.excerpt(segment) + "' is not a topic's key segment");

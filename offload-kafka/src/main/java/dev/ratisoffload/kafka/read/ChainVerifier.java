@@ -103,7 +103,7 @@ public final class ChainVerifier {
   }
 
   /** Verifies one chain; every problem is reported, none stops the others from being checked. */
-  public VerifyReport.PartitionResult verifyChain(PartitionChain chain) {
+  private VerifyReport.PartitionResult verifyChain(PartitionChain chain) {
     List<String> problems = new ArrayList<>();
     HoleCollector holes = new HoleCollector();
     long records = 0;

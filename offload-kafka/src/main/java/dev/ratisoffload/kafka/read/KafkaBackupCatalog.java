@@ -101,7 +101,7 @@ public final class KafkaBackupCatalog {
   }
 
   /** Keys under the cluster's Kafka tree that name neither a segment nor a manifest. */
-  public List<String> strayKeys() {
+  List<String> strayKeys() {
     return strayKeys;
   }
 }

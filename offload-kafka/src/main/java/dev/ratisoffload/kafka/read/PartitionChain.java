@@ -28,7 +28,7 @@ public record PartitionChain(String cluster, String topic, Uuid topicId, int par
     return last().map(s -> s.lastOffset() + 1);
   }
 
-  public long storedBytes() {
+  long storedBytes() {
     return segments.stream().mapToLong(StoredSegment::size).sum();
   }
 
