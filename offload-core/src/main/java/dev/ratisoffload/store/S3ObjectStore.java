@@ -1,5 +1,6 @@
 package dev.ratisoffload.store;
 
+import dev.ratisoffload.primitives.DaemonThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,9 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -26,8 +25,8 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
@@ -75,7 +74,7 @@ public final class S3ObjectStore implements ObjectStore {
     this.prefix = uri.prefix().isEmpty() ? "" : uri.prefix() + "/";
     this.settings = settings;
     this.s3 = buildClient(settings);
-    this.partUploads = Executors.newFixedThreadPool(PART_UPLOAD_THREADS, daemonThreads("s3-part-upload"));
+    this.partUploads = Executors.newFixedThreadPool(PART_UPLOAD_THREADS, DaemonThreads.named("s3-part-upload"));
   }
 
   private static S3Client buildClient(S3Settings settings) {
@@ -413,12 +412,4 @@ public final class S3ObjectStore implements ObjectStore {
     return new StoreUnavailableException(what + ": " + e.getMessage(), e);
   }
 
-  private static ThreadFactory daemonThreads(String name) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
 }

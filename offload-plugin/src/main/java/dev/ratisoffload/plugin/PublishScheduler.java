@@ -1,5 +1,6 @@
 package dev.ratisoffload.plugin;
 
+import dev.ratisoffload.primitives.DaemonThreads;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
@@ -11,7 +12,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -70,7 +70,7 @@ final class PublishScheduler implements AutoCloseable {
     this.interval = interval;
     this.jitter = jitter;
     this.workers = workers;
-    this.timer = Executors.newSingleThreadScheduledExecutor(daemon("offload-scheduler"));
+    this.timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("offload-scheduler"));
   }
 
   void start() {
@@ -154,12 +154,4 @@ final class PublishScheduler implements AutoCloseable {
     scheduled.values().forEach(Run::cancel);
   }
 
-  static java.util.concurrent.ThreadFactory daemon(String name) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
 }

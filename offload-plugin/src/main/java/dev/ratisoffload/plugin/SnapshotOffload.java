@@ -1,17 +1,18 @@
 package dev.ratisoffload.plugin;
 
+import dev.ratisoffload.activity.GroupActivity;
 import dev.ratisoffload.format.GenerationReader;
-import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Layout.GenerationId;
 import dev.ratisoffload.format.Layout.VerificationMark;
+import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.VerificationRecord;
 import dev.ratisoffload.format.VerificationRecords;
+import dev.ratisoffload.primitives.DaemonThreads;
 import dev.ratisoffload.publish.BandwidthBudget;
 import dev.ratisoffload.publish.GenerationPublisher;
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.retention.GarbageCollector;
-import dev.ratisoffload.activity.GroupActivity;
 import dev.ratisoffload.scrub.Scrubber;
 import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ObjectStore;
@@ -69,7 +70,7 @@ public final class SnapshotOffload implements AutoCloseable {
   /** Null when {@code offload.scrub.interval} is 0. */
   private final Scrubber scrubber;
   /** Runs scrubs one at a time, beside the publish workers, so a long scrub holds no group's lock. */
-  private final ExecutorService scrubs = Executors.newSingleThreadExecutor(PublishScheduler.daemon("offload-scrub"));
+  private final ExecutorService scrubs = Executors.newSingleThreadExecutor(DaemonThreads.named("offload-scrub"));
   private final String verifiedBy;
   /** When a scrub is due, against the verification records' times. */
   private final Clock clock;
@@ -86,9 +87,9 @@ public final class SnapshotOffload implements AutoCloseable {
     this.ownsStore = b.store == null;
     this.store = ownsStore ? Stores.open(settings.storeUri(), settings.s3()) : b.store;
     this.uploads = Executors.newFixedThreadPool(settings.uploadParallelism(),
-        PublishScheduler.daemon("offload-upload"));
+        DaemonThreads.named("offload-upload"));
     this.workers = Executors.newFixedThreadPool(settings.concurrency(),
-        PublishScheduler.daemon("offload-publish"));
+        DaemonThreads.named("offload-publish"));
     this.budget = BandwidthBudget.forReading(settings.uploadBandwidth());
     this.scrubber = settings.scrubInterval().isZero() ? null
         : new Scrubber(store, b.clock, BandwidthBudget.forReading(settings.scrubBandwidth())::acquire);

@@ -1,11 +1,11 @@
 package dev.ratisoffload.publish;
 
+import dev.ratisoffload.primitives.DaemonThreads;
 import dev.ratisoffload.primitives.Hashes;
 import java.security.MessageDigest;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadFactory;
 
 /**
  * The whole-file SHA-256 and MD5 of one publish's files, each computed on a thread of its own, chunk
@@ -16,8 +16,8 @@ final class DigestLanes implements AutoCloseable {
   /** How much of a chunk is hashed between two yields of the CPU (see {@link #digestInSlices}). */
   static final int DIGEST_SLICE = 256 * 1024;
 
-  private final ExecutorService shaLane = Executors.newSingleThreadExecutor(daemon("offload-digest-sha256"));
-  private final ExecutorService md5Lane = Executors.newSingleThreadExecutor(daemon("offload-digest-md5"));
+  private final ExecutorService shaLane = Executors.newSingleThreadExecutor(DaemonThreads.named("offload-digest-sha256"));
+  private final ExecutorService md5Lane = Executors.newSingleThreadExecutor(DaemonThreads.named("offload-digest-md5"));
 
   /** The digests of the next file; its chunks must be added in order. */
   FileDigests startFile() {
@@ -85,11 +85,4 @@ final class DigestLanes implements AutoCloseable {
     });
   }
 
-  private static ThreadFactory daemon(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
 }

@@ -2,6 +2,7 @@ package dev.ratisoffload.restore;
 
 import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.primitives.DaemonThreads;
 import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
@@ -20,7 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -48,19 +48,14 @@ final class ChunkPipeline implements AutoCloseable {
   private final GenerationReader reader;
   private final int parallelism;
   private final ExecutorService pool;
-  private final ExecutorService shaLane = Executors.newSingleThreadExecutor(lane("offload-restore-sha256"));
+  private final ExecutorService shaLane = Executors.newSingleThreadExecutor(DaemonThreads.named("offload-restore-sha256"));
   private final ChunkMemory memory;
 
   ChunkPipeline(ObjectStore store, int parallelism, ChunkMemory memory) {
     this.reader = new GenerationReader(store);
     this.parallelism = parallelism;
     this.memory = memory;
-    AtomicInteger count = new AtomicInteger();
-    this.pool = Executors.newFixedThreadPool(parallelism, r -> {
-      Thread thread = new Thread(r, "offload-chunk-read-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.pool = Executors.newFixedThreadPool(parallelism, DaemonThreads.named("offload-chunk-read"));
   }
 
   /** Where the files of a generation go, one after the other. */
@@ -227,13 +222,6 @@ final class ChunkPipeline implements AutoCloseable {
     }
   }
 
-  private static java.util.concurrent.ThreadFactory lane(String name) {
-    return r -> {
-      Thread thread = new Thread(r, name);
-      thread.setDaemon(true);
-      return thread;
-    };
-  }
 
   private static <T> T await(Future<T> chunk) throws IOException {
     try {

@@ -7,6 +7,7 @@ import dev.ratisoffload.format.Layout.VerificationMark;
 import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.VerificationRecords;
+import dev.ratisoffload.primitives.DaemonThreads;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.ObjectStore;
@@ -80,11 +81,7 @@ public final class GenerationCatalog {
     if (generations.isEmpty()) {
       return List.of();
     }
-    ExecutorService pool = Executors.newFixedThreadPool(Math.min(PARALLEL_READS, generations.size()), r -> {
-      Thread thread = new Thread(r, "offload-manifest-read");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(PARALLEL_READS, generations.size()), DaemonThreads.named("offload-manifest-read"));
     try {
       List<Future<Entry>> futures = new ArrayList<>();
       for (StoredGeneration g : generations) {

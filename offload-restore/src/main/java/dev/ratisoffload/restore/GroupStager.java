@@ -2,6 +2,7 @@ package dev.ratisoffload.restore;
 
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.io.DurableFiles;
+import dev.ratisoffload.primitives.DaemonThreads;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -38,11 +39,7 @@ final class GroupStager {
   void stage(Path stagingDir, GroupPlan plan, TransferListener listener) throws IOException {
     Manifest manifest = plan.manifest();
     String key = plan.id().manifestKey();
-    ExecutorService forcing = Executors.newSingleThreadExecutor(r -> {
-      Thread thread = new Thread(r, "offload-restore-force");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ExecutorService forcing = Executors.newSingleThreadExecutor(DaemonThreads.named("offload-restore-force"));
     Map<Manifest.FileEntry, DirectFileWriter> writers = new IdentityHashMap<>();
     List<Future<?>> forced = new ArrayList<>();
     // One buffer for every file: the pipeline writes them one after the other.

@@ -2,6 +2,7 @@ package dev.ratisoffload.kafka.backup;
 
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
+import dev.ratisoffload.primitives.DaemonThreads;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -12,9 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,13 +51,7 @@ final class UploadQueue implements AutoCloseable {
 
   UploadQueue(SegmentUploader uploader, int threads, String name) {
     this.uploader = uploader;
-    AtomicInteger count = new AtomicInteger();
-    ThreadFactory factory = r -> {
-      Thread t = new Thread(r, name + "-" + count.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-    this.executor = Executors.newFixedThreadPool(threads, factory);
+    this.executor = Executors.newFixedThreadPool(threads, DaemonThreads.named(name));
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.ratisoffload.kafka.read;
 
 import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.TopicManifest;
+import dev.ratisoffload.primitives.DaemonThreads;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
 import java.time.Instant;
@@ -30,11 +31,7 @@ public final class BackupLister {
         : KafkaBackupCatalog.scan(source.store(), cluster);
     List<String> problems = new ArrayList<>();
     catalog.strayKeys().forEach(k -> problems.add("unexpected object " + k));
-    ExecutorService pool = Executors.newFixedThreadPool(parallelism, r -> {
-      Thread t = new Thread(r, "kafka-list");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool = Executors.newFixedThreadPool(parallelism, DaemonThreads.named("kafka-list"));
     try {
       List<ListReport.TopicListing> topics = new ArrayList<>();
       for (TopicIncarnation incarnation : catalog.incarnations()) {

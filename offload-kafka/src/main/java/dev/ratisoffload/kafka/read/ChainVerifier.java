@@ -6,6 +6,7 @@ import dev.ratisoffload.kafka.format.SegmentEntry;
 import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.SegmentReader;
 import dev.ratisoffload.kafka.format.TopicManifest;
+import dev.ratisoffload.primitives.DaemonThreads;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
 import java.util.ArrayList;
@@ -53,11 +54,7 @@ public final class ChainVerifier {
       problems.add("unexpected object " + key + ": not a segment or topic manifest name (renamed or foreign?)");
     }
     List<VerifyReport.TopicResult> topics = new ArrayList<>();
-    ExecutorService pool = Executors.newFixedThreadPool(parallelism, r -> {
-      Thread t = new Thread(r, "kafka-verify");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool = Executors.newFixedThreadPool(parallelism, DaemonThreads.named("kafka-verify"));
     try {
       for (TopicIncarnation incarnation : catalog.incarnations()) {
         topics.add(verifyTopic(incarnation, pool));

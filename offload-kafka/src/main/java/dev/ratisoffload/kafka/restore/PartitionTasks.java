@@ -1,7 +1,8 @@
 package dev.ratisoffload.kafka.restore;
 
-import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
+import dev.ratisoffload.kafka.KafkaOffloadException;
+import dev.ratisoffload.primitives.DaemonThreads;
 import java.util.AbstractMap;
 import java.util.List;
 import java.util.Map;
@@ -29,11 +30,7 @@ final class PartitionTasks {
     if (partitions.isEmpty()) {
       return results;
     }
-    ExecutorService pool = Executors.newFixedThreadPool(Math.min(partitions.size(), 8), r -> {
-      Thread t = new Thread(r, "kafka-restore");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool = Executors.newFixedThreadPool(Math.min(partitions.size(), 8), DaemonThreads.named("kafka-restore"));
     try {
       CompletionService<Map.Entry<Integer, T>> done = new ExecutorCompletionService<>(pool);
       for (int p : partitions) {
