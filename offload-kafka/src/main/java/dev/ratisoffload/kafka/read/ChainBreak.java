@@ -1,5 +1,7 @@
 package dev.ratisoffload.kafka.read;
 
+import java.util.Optional;
+
 /**
  * Where consecutive segment names do not join: a gap (offsets no segment covers: lost data, unlike a
  * hole inside a segment) or an overlap (offsets two segments cover: two writers, or a bug).
@@ -7,6 +9,15 @@ package dev.ratisoffload.kafka.read;
 public record ChainBreak(Kind kind, StoredSegment before, StoredSegment after) {
 
   public enum Kind { GAP, OVERLAP }
+
+  /** The break between two consecutive segments of a chain, from their names alone; empty if they join. */
+  public static Optional<ChainBreak> between(StoredSegment before, StoredSegment after) {
+    if (after.firstOffset() == before.lastOffset() + 1) {
+      return Optional.empty();
+    }
+    Kind kind = after.firstOffset() > before.lastOffset() + 1 ? Kind.GAP : Kind.OVERLAP;
+    return Optional.of(new ChainBreak(kind, before, after));
+  }
 
   public String describe() {
     if (kind == Kind.GAP) {

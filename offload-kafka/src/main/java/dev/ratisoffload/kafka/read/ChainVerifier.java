@@ -109,13 +109,10 @@ public final class ChainVerifier {
     String previousSha = null;
     boolean previousKnown = false;
     for (StoredSegment segment : chain.segments()) {
-      boolean joined = true;
-      if (previous != null && segment.firstOffset() != previous.lastOffset() + 1) {
-        ChainBreak.Kind kind = segment.firstOffset() > previous.lastOffset() + 1
-            ? ChainBreak.Kind.GAP : ChainBreak.Kind.OVERLAP;
-        problems.add(new ChainBreak(kind, previous, segment).describe());
-        joined = false;
-      }
+      Optional<ChainBreak> chainBreak =
+          previous == null ? Optional.empty() : ChainBreak.between(previous, segment);
+      chainBreak.ifPresent(b -> problems.add(b.describe()));
+      boolean joined = chainBreak.isEmpty();
       SegmentHeader header = null;
       long segmentRecords = 0;
       List<Hole> segmentHoles = new ArrayList<>();

@@ -36,13 +36,7 @@ public record PartitionChain(String cluster, String topic, Uuid topicId, int par
   public List<ChainBreak> breaks() {
     List<ChainBreak> breaks = new ArrayList<>();
     for (int i = 1; i < segments.size(); i++) {
-      StoredSegment before = segments.get(i - 1);
-      StoredSegment after = segments.get(i);
-      if (after.firstOffset() > before.lastOffset() + 1) {
-        breaks.add(new ChainBreak(ChainBreak.Kind.GAP, before, after));
-      } else if (after.firstOffset() <= before.lastOffset()) {
-        breaks.add(new ChainBreak(ChainBreak.Kind.OVERLAP, before, after));
-      }
+      ChainBreak.between(segments.get(i - 1), segments.get(i)).ifPresent(breaks::add);
     }
     return breaks;
   }

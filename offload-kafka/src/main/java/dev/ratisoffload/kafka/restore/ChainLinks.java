@@ -19,12 +19,10 @@ final class ChainLinks {
   /** Accepts the next segment, or throws naming the break. */
   void accept(StoredSegment segment, SegmentHeader header) {
     if (previous != null) {
-      if (segment.firstOffset() != previous.lastOffset() + 1) {
-        ChainBreak.Kind kind = segment.firstOffset() > previous.lastOffset() + 1
-            ? ChainBreak.Kind.GAP : ChainBreak.Kind.OVERLAP;
-        throw new IntegrityException(new ChainBreak(kind, previous, segment).describe()
+      ChainBreak.between(previous, segment).ifPresent(b -> {
+        throw new IntegrityException(b.describe()
             + "; nothing after offset " + previous.lastOffset() + " can be restored in order");
-      }
+      });
       if (!Objects.equals(previousSha, header.previousSha256())) {
         throw new IntegrityException("segment " + segment.key() + " does not follow " + previous.key()
             + ": it names a predecessor with SHA-256 " + header.previousSha256() + ", the one before it has "
