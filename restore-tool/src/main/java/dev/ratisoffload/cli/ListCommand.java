@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
         "      --cluster orders-prod",
         "  offload list --store file:///mnt/backups --since 2026-05-01 \\",
         "      --until 2026-05-02T06:00:00Z --json"})
-final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
+final class ListCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;

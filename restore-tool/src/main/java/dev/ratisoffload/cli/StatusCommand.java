@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
         "  offload status --store s3://backups/ratis --cluster orders-prod",
         "  offload status --store s3://backups/ratis --cluster orders-prod \\",
         "      --max-age 24h --json"})
-final class StatusCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
+final class StatusCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;
@@ -42,7 +42,7 @@ final class StatusCommand extends OffloadStoreCommand implements ErrorReporter.A
   @Override
   public Integer call() {
     Selection selection = selectionOptions.selection();
-    Instant now = parent.clock().instant();
+    Instant now = offload().clock().instant();
     try (ObjectStore store = openStore()) {
       GenerationCatalog catalog = new GenerationCatalog(store);
       Map<GenerationCatalog.GroupKey, List<StoredGeneration>> found = catalog.find(selection);

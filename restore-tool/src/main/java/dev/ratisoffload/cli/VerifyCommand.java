@@ -46,7 +46,7 @@ import picocli.CommandLine.Option;
         "  offload verify --store file:///mnt/backups --cluster orders-prod \\",
         "      --group 02511d47-d67c-49a3-9011-abb3109a44c1 --all --json",
         "  offload verify --store s3://backups/ratis --cluster orders-prod --all --record"})
-final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
+final class VerifyCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;
