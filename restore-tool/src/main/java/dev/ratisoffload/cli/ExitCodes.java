@@ -39,7 +39,12 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
 
   public static int of(Throwable failure) {
     if (failure instanceof KafkaOffloadException kafka) {
-      return kafka.exitCode();
+      return switch (kafka.kind()) {
+        case INVALID -> USAGE;
+        case INCONSISTENT -> DATA;
+        case UNAVAILABLE -> UNAVAILABLE;
+        case REFUSED -> REFUSED;
+      };
     }
     if (failure instanceof CommandLine.ParameterException
         || failure instanceof InvalidRestoreRequestException) {
