@@ -58,9 +58,7 @@ final class ListCommand extends StoreCommand implements ErrorReporter.Advising {
       var found = catalog.find(selection);
       List<StoredGeneration> generations = found.values().stream().flatMap(List::stream).toList();
       Map<GenerationId, VerificationMark> verified = catalog.verifications(found.keySet());
-      List<Listed> listed = catalog.read(generations).stream()
-          // a manifest removed since it was listed (retention on a live store) is no generation any more
-          .filter(e -> e.problem() == null || !catalog.removedSinceListed(e.stored().id()))
+      List<Listed> listed = catalog.readStored(generations).stream()
           .filter(e -> since == null || !e.createdAt().isBefore(since))
           .filter(e -> until == null || !e.createdAt().isAfter(until))
           .map(e -> listed(e, verified.get(e.stored().id())))
