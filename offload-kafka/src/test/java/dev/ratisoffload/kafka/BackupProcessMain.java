@@ -15,8 +15,8 @@ import java.time.Duration;
 
 /**
  * A backup in its own JVM, so tests can stop it with real signals (SIGTERM, SIGKILL). Stands in for
- * the {@code offload kafka backup} command until the command line exists; it prints STARTED, READ n
- * and STORED key lines on standard output, and exits as the command will.
+ * the {@code offload kafka backup} command; it prints STARTED, READ n and STORED key lines on standard
+ * output, and exits 0 when the backup ends or is stopped, 2 with the kind of a failure on standard error.
  *
  * <p>Arguments: bootstrap topic cluster storeDir follow segmentBytes segmentAgeMillis
  */
@@ -52,8 +52,8 @@ public final class BackupProcessMain {
       System.out.println("DONE " + summary.ending() + " " + summary.recordsStored());
       exit = 0;
     } catch (KafkaOffloadException e) {
-      System.err.println(e.getMessage());
-      exit = e.exitCode();
+      System.err.println(e.kind() + ": " + e.getMessage());
+      exit = 2;
     } catch (Throwable t) {
       t.printStackTrace();
       exit = 1;

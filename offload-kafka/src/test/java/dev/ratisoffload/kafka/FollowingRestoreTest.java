@@ -140,7 +140,7 @@ class FollowingRestoreTest {
     try (Follower follower = Follower.start(following("payments", "payments-elsewhere").build(), store)) {
       Throwable failure = follower.awaitFailure();
       KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, failure);
-      assertEquals(5, e.exitCode());
+      assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind());
       assertTrue(e.getMessage().contains("payments-elsewhere/0: its last record (offset 0) differs"), e::getMessage);
     }
     assertEquals(1, TopicContents.offsets(kafka.bootstrapServers(), "payments-elsewhere", 1));
@@ -192,7 +192,7 @@ class FollowingRestoreTest {
     backup("ledger", store);
     try (Follower follower = Follower.start(following("ledger", "ledger-standby").build(), store)) {
       KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
-      assertEquals(3, e.exitCode());
+      assertEquals(KafkaOffloadException.Kind.INCONSISTENT, e.kind());
       // offsets 0-3 committed records, 4 the commit marker
       assertTrue(e.getMessage().contains("has no record at offsets 4-") && e.getMessage().contains(
           "every record before offset 4"), e::getMessage);

@@ -206,7 +206,7 @@ class KafkaRestoreTest {
     KafkaOffloadException e = assertThrows(KafkaOffloadException.class,
         () -> restore(settings("bulk", "bulk-contended").build(), intruder));
     assertTrue(wrote.get());
-    assertEquals(5, e.exitCode(), e::getMessage);
+    assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind(), e::getMessage);
     assertTrue(e.getMessage().matches("after sending \\d+ records: target: sent for offset \\d+, the broker stored it"
         + " at bulk-contended/0 offset \\d+: another writer on the partition, or a record lost or written twice\\."
         + " Records sent before this may still be stored: delete the topic and create it again before restoring"
@@ -253,7 +253,7 @@ class KafkaRestoreTest {
     kafka.createTopics(new NewTopic("holed-preserved", 1, (short) 1));
     KafkaOffloadException e = assertThrows(KafkaOffloadException.class,
         () -> restore(settings("holed", "holed-preserved").build()));
-    assertEquals(3, e.exitCode());
+    assertEquals(KafkaOffloadException.Kind.INCONSISTENT, e.kind());
     long firstAborted = committed.get(4).offset() + 1;
     assertTrue(e.getMessage().contains("partition 0 offsets " + firstAborted + "-"), e::getMessage);
     assertTrue(e.getMessage().contains("--offsets renumber"), e::getMessage);
@@ -291,7 +291,7 @@ class KafkaRestoreTest {
     more.accept(builder);
     long before = TopicContents.offsets(kafka.bootstrapServers(), target, partitions);
     KafkaOffloadException e = assertThrows(KafkaOffloadException.class, () -> restore(builder.build()));
-    assertEquals(5, e.exitCode(), e::getMessage);
+    assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind(), e::getMessage);
     assertTrue(e.getMessage().contains(naming), e::getMessage);
     assertTrue(e.getMessage().endsWith("Nothing was written"), e::getMessage);
     assertEquals(before, TopicContents.offsets(kafka.bootstrapServers(), target, partitions), "nothing produced");

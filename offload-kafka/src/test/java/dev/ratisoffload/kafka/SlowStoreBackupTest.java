@@ -149,7 +149,7 @@ class SlowStoreBackupTest {
       Throwable failure = failure(start(new KafkaTopicBackup(settings, store, events)));
 
       KafkaOffloadException refused = assertInstanceOf(KafkaOffloadException.class, failure);
-      assertEquals(5, refused.exitCode());
+      assertEquals(KafkaOffloadException.Kind.REFUSED, refused.kind());
       assertTrue(refused.getMessage().contains("another backup is writing " + topic + "/0 into the same store"),
           refused.getMessage());
       List<SegmentKey> tried = store.attempts(0);

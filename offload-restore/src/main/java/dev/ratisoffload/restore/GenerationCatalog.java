@@ -97,6 +97,16 @@ public final class GenerationCatalog {
     }
   }
 
+  /**
+   * Reads the manifests like {@link #read}, leaving out the generations removed since they were listed
+   * (retention on a live store): they are no generations any more, not corrupt ones.
+   */
+  public List<Entry> readStored(List<StoredGeneration> generations) {
+    return read(generations).stream()
+        .filter(e -> e.problem() == null || !removedSinceListed(e.stored().id()))
+        .toList();
+  }
+
   /** Reads one manifest; a defect (or the object vanishing since the listing) becomes the entry's problem. */
   public Entry readOne(StoredGeneration g) {
     try {

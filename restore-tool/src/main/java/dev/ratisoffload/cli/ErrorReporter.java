@@ -49,20 +49,11 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler,
       }
     }
     err.println(qualifiedName(command) + ": " + message);
-    if (verbose(parsed)) {
+    if (Verbosity.requested(command)) {
       e.printStackTrace(err);
     }
     err.flush();
     return code;
-  }
-
-  static boolean verbose(CommandLine.ParseResult parsed) {
-    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
-      if (p.hasMatchedOption("--verbose")) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static String qualifiedName(CommandLine command) {

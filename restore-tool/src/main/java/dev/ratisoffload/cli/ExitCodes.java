@@ -7,9 +7,15 @@ import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.StoreException;
 import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 
-/** The exit codes of every {@code offload} subcommand, and which failure yields which. */
+/**
+ * The exit codes of every {@code offload} subcommand: which failure yields which, and what each means in
+ * {@code --help} ({@link InUsageHelp}).
+ */
 public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
 
   public static final int OK = 0;
@@ -33,7 +39,12 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
 
   public static int of(Throwable failure) {
     if (failure instanceof KafkaOffloadException kafka) {
-      return kafka.exitCode();
+      return switch (kafka.kind()) {
+        case INVALID -> USAGE;
+        case INCONSISTENT -> DATA;
+        case UNAVAILABLE -> UNAVAILABLE;
+        case REFUSED -> REFUSED;
+      };
     }
     if (failure instanceof CommandLine.ParameterException
         || failure instanceof InvalidRestoreRequestException) {
@@ -57,5 +68,40 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
 
   static ExitCodes mapper() {
     return new ExitCodes();
+  }
+
+  /** What each code means, as {@code --help} lists it (picocli wraps the lines). */
+  private static Map<String, String> meanings() {
+    Map<String, String> meanings = new LinkedHashMap<>();
+    meanings.put(code(OK), "success");
+    meanings.put(code(INTERNAL), "internal error (a bug: please report it with the output of --verbose)");
+    meanings.put(code(USAGE), "invalid invocation (also: credentials in a URI, an endpoint that is not http(s), "
+        + "a malformed region, a heap too small for the chunks)");
+    meanings.put(code(DATA), "backup data missing, corrupt or inconsistent (retrying cannot help)");
+    meanings.put(code(UNAVAILABLE), "store or broker unreachable, or another transient failure (retrying may help)");
+    meanings.put(code(REFUSED), "target refused: a group directory exists, the directory holds another cluster's "
+        + "groups, or another restore is writing into it; kafka backup: the store holds an earlier topic of the "
+        + "same name, or another backup writes the topic; kafka restore: the target topic is not empty, cannot "
+        + "keep the records, holds something else, or another writer was detected");
+    meanings.put(code(STALE), "status only: a group's newest generation is older than --max-age");
+    return meanings;
+  }
+
+  private static String code(int code) {
+    return String.valueOf(code);
+  }
+
+  /**
+   * Puts the exit codes into the usage help of a command and every subcommand under it, so that each
+   * {@code --help} lists them from this one table. Named by {@code @Command(modelTransformer = ...)}
+   * on the top command.
+   */
+  static final class InUsageHelp implements CommandLine.IModelTransformer {
+    @Override
+    public CommandSpec transform(CommandSpec command) {
+      command.usageMessage().exitCodeListHeading("%nExit codes (every subcommand):%n").exitCodeList(meanings());
+      command.subcommands().values().forEach(sub -> transform(sub.getCommandSpec()));
+      return command;
+    }
   }
 }

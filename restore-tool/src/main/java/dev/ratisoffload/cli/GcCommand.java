@@ -39,7 +39,7 @@ import picocli.CommandLine;
     footer = {
         "  offload gc --store s3://backups/ratis --cluster orders-prod --keep-last 8 --keep-daily 14",
         "  offload gc --store s3://backups/ratis --cluster orders-prod --keep-within 7d --apply --json"})
-final class GcCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
+final class GcCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;

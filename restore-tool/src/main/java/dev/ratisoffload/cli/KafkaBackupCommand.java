@@ -16,7 +16,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
 
 /** {@code offload kafka backup}: one topic into the store, once or following it until stopped. */
 @Command(name = "backup",
@@ -39,9 +38,6 @@ import picocli.CommandLine.ParentCommand;
         "      --command-config client.properties --store file:///mnt/backups \\",
         "      --cluster orders-prod"})
 final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Advising {
-
-  @ParentCommand
-  private KafkaCommand kafka;
 
   @Mixin
   private ProgressOptions progress;
@@ -82,11 +78,6 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
       description = "Start a new chain when the store holds a backup of an earlier topic of the same name "
           + "(deleted and created again); the old backup is kept beside it.")
   private boolean acceptRecreatedTopic;
-
-  @Override
-  OffloadCommand offload() {
-    return kafka.parent;
-  }
 
   @Override
   public Integer call() {

@@ -3,7 +3,6 @@ package dev.ratisoffload.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code offload kafka}: Kafka topics backed up into the same store, as chains of segments. */
@@ -22,9 +21,6 @@ import picocli.CommandLine.Spec;
         "  offload kafka restore --store s3://backups/kafka --cluster orders-prod --topic orders \\",
         "      --bootstrap-server kafka2:9092 --create-topic"})
 final class KafkaCommand implements Runnable {
-
-  @ParentCommand
-  OffloadCommand parent;
 
   @Spec
   private CommandSpec spec;

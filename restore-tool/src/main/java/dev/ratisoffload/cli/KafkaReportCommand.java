@@ -6,7 +6,6 @@ import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
 import java.util.Optional;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code offload kafka list} and {@code verify}: read the stored backups of a cluster (or one topic), print
@@ -16,20 +15,12 @@ import picocli.CommandLine.ParentCommand;
  */
 abstract class KafkaReportCommand<R> extends StoreCommand {
 
-  @ParentCommand
-  private KafkaCommand kafka;
-
   @Option(names = "--cluster", required = true, paramLabel = "ID", converter = Converters.Cluster.class,
       description = "The name the backups are stored under.")
   private String cluster;
 
   @Option(names = "--topic", paramLabel = "TOPIC", description = "Only this topic.")
   private String topic;
-
-  @Override
-  final OffloadCommand offload() {
-    return kafka.parent;
-  }
 
   /** Reads what is stored of {@code cluster}, only {@code topic} if present. */
   abstract R read(ObjectStore store, String cluster, Optional<String> topic);

@@ -19,7 +19,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
 
 /** {@code offload kafka restore}: a backed-up topic into a topic of a cluster, once or following the backup. */
 @Command(name = "restore",
@@ -49,9 +48,6 @@ import picocli.CommandLine.ParentCommand;
         "      --bootstrap-server kafka1:9092 --target-topic orders-before-incident \\",
         "      --until 2026-05-01T12:00:00Z --offsets renumber --create-topic"})
 final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Advising {
-
-  @ParentCommand
-  private KafkaCommand kafka;
 
   @Mixin
   private ProgressOptions progress;
@@ -108,11 +104,6 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           + " the target, after reading back each partition's last record and comparing it with the backup's: the"
           + " last step before promoting a standby.")
   private Duration drainAfter;
-
-  @Override
-  OffloadCommand offload() {
-    return kafka.parent;
-  }
 
   @Override
   public Integer call() {

@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
         "      --cluster orders-prod",
         "  offload list --store file:///mnt/backups --since 2026-05-01 \\",
         "      --until 2026-05-02T06:00:00Z --json"})
-final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
+final class ListCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;
@@ -58,9 +58,7 @@ final class ListCommand extends OffloadStoreCommand implements ErrorReporter.Adv
       var found = catalog.find(selection);
       List<StoredGeneration> generations = found.values().stream().flatMap(List::stream).toList();
       Map<GenerationId, VerificationMark> verified = catalog.verifications(found.keySet());
-      List<Listed> listed = catalog.read(generations).stream()
-          // a manifest removed since it was listed (retention on a live store) is no generation any more
-          .filter(e -> e.problem() == null || !catalog.removedSinceListed(e.stored().id()))
+      List<Listed> listed = catalog.readStored(generations).stream()
           .filter(e -> since == null || !e.createdAt().isBefore(since))
           .filter(e -> until == null || !e.createdAt().isAfter(until))
           .map(e -> listed(e, verified.get(e.stored().id())))

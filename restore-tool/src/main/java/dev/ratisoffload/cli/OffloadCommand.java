@@ -4,7 +4,6 @@ import dev.ratisoffload.primitives.ToolVersion;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
 import java.time.Clock;
-import java.util.Arrays;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -23,31 +22,16 @@ import picocli.CommandLine;
     subcommands = {ListCommand.class, VerifyCommand.class, RestoreCommand.class, StatusCommand.class,
         GcCommand.class, KafkaCommand.class,
         CommandLine.HelpCommand.class},
-    footerHeading = "%nExit codes (every subcommand):%n",
-    footer = {
-        "  0  success",
-        "  1  internal error (a bug: please report it with the output of --verbose)",
-        "  2  invalid invocation (also: credentials in a URI, an endpoint that is not",
-        "     http(s), a malformed region, a heap too small for the chunks)",
-        "  3  backup data missing, corrupt or inconsistent (retrying cannot help)",
-        "  4  store or broker unreachable, or another transient failure",
-        "     (retrying may help)",
-        "  5  target refused: a group directory exists, the directory holds another",
-        "     cluster's groups, or another restore is writing into it;",
-        "     kafka backup: the store holds an earlier topic of the same name, or",
-        "     another backup writes the topic; kafka restore: the target topic is",
-        "     not empty, cannot keep the records, holds something else, or another",
-        "     writer was detected",
-        "  6  status only: a group's newest generation is older than --max-age",
-        "",
-        "Example:",
-        "  offload list --store s3://backups/ratis --cluster orders-prod"})
+    modelTransformer = ExitCodes.InUsageHelp.class,
+    footerHeading = "%nExample:%n",
+    footer = "  offload list --store s3://backups/ratis --cluster orders-prod")
 public final class OffloadCommand implements Runnable {
 
   @Spec
   private CommandSpec spec;
 
-  @Option(names = "--verbose", scope = ScopeType.INHERIT,
+  /** Read through picocli by {@link Verbosity}, from whichever subcommand runs. */
+  @Option(names = Verbosity.OPTION, scope = ScopeType.INHERIT,
       description = "Print the stack trace of a failure (and library logs).")
   boolean verbose;
 
@@ -90,15 +74,13 @@ public final class OffloadCommand implements Runnable {
   }
 
   static int run(Object command, PrintWriter out, PrintWriter err, String... args) {
-    if (Arrays.asList(args).contains("--verbose")) {
-      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
-    }
     ErrorReporter reporter = new ErrorReporter();
     CommandLine commandLine = new CommandLine(command)
         .setOut(out)
         .setErr(err)
         .setCaseInsensitiveEnumValuesAllowed(true)
         .setExitCodeExceptionMapper(ExitCodes.mapper())
+        .setExecutionStrategy(Verbosity::execute)
         .setExecutionExceptionHandler(reporter)
         .setParameterExceptionHandler(reporter);
     int code = commandLine.execute(args);

@@ -49,7 +49,7 @@ import picocli.CommandLine.ParameterException;
         "  offload restore --store file:///mnt/backups --cluster orders-prod \\",
         "      --at 2026-05-01T06:00:00Z --peer n1 --data-dir /var/lib/ratis/n1 \\",
         "      --peers n1=10.0.1.1:9872,n2=10.0.1.2:9872,n3=10.0.1.3:9872"})
-final class RestoreCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
+final class RestoreCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private ProgressOptions progress;

@@ -1,6 +1,7 @@
 package dev.ratisoffload.cli;
 
 import dev.ratisoffload.format.GenerationReader.StoredGeneration;
+import dev.ratisoffload.restore.Freshness;
 import dev.ratisoffload.restore.GenerationCatalog;
 import dev.ratisoffload.restore.Selection;
 import dev.ratisoffload.store.ObjectStore;
@@ -26,7 +27,7 @@ import picocli.CommandLine.Option;
         "  offload status --store s3://backups/ratis --cluster orders-prod",
         "  offload status --store s3://backups/ratis --cluster orders-prod \\",
         "      --max-age 24h --json"})
-final class StatusCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
+final class StatusCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;
@@ -37,12 +38,12 @@ final class StatusCommand extends OffloadStoreCommand implements ErrorReporter.A
 
   /** A group's freshness; index, term and times are null when it has no readable generation. */
   record GroupStatus(String cluster, String group, Long index, Long term, Instant createdAt,
-      Long ageSeconds, String status, String problem) {}
+      Long ageSeconds, Freshness status, String problem) {}
 
   @Override
   public Integer call() {
     Selection selection = selectionOptions.selection();
-    Instant now = parent.clock().instant();
+    Instant now = offload().clock().instant();
     try (ObjectStore store = openStore()) {
       GenerationCatalog catalog = new GenerationCatalog(store);
       Map<GenerationCatalog.GroupKey, List<StoredGeneration>> found = catalog.find(selection);
@@ -51,7 +52,7 @@ final class StatusCommand extends OffloadStoreCommand implements ErrorReporter.A
         statuses.add(status(catalog.readNewest(generations), now));
       }
       for (String group : catalog.missingGroups(selection, found)) {
-        statuses.add(new GroupStatus(selection.cluster(), group, null, null, null, null, "NEVER",
+        statuses.add(new GroupStatus(selection.cluster(), group, null, null, null, null, Freshness.NEVER,
             "no generation is stored"));
       }
       print(statuses, selection, store.describe());
@@ -61,35 +62,34 @@ final class StatusCommand extends OffloadStoreCommand implements ErrorReporter.A
 
   private GroupStatus status(GenerationCatalog.Entry newest, Instant now) {
     var id = newest.stored().id();
-    if (newest.problem() != null) {
-      return new GroupStatus(id.cluster(), id.group(), id.index(), id.term(), null, null, "CORRUPT",
+    Freshness freshness = Freshness.of(newest, now, maxAge);
+    if (freshness == Freshness.CORRUPT) {
+      return new GroupStatus(id.cluster(), id.group(), id.index(), id.term(), null, null, freshness,
           newest.problem().getMessage());
     }
-    Instant created = newest.manifest().createdAt();
-    Duration age = Duration.between(created, now);
-    boolean stale = maxAge != null && age.compareTo(maxAge) > 0;
-    return new GroupStatus(id.cluster(), id.group(), id.index(), id.term(), created,
-        Math.max(0, age.toSeconds()), stale ? "STALE" : "OK",
-        stale ? "newest generation is " + Formats.duration(age) + " old, more than --max-age "
-            + Formats.duration(maxAge) : null);
+    Duration age = Freshness.age(newest, now);
+    return new GroupStatus(id.cluster(), id.group(), id.index(), id.term(), newest.manifest().createdAt(),
+        Math.max(0, age.toSeconds()), freshness, freshness == Freshness.STALE
+            ? "newest generation is " + Formats.duration(age) + " old, more than --max-age "
+                + Formats.duration(maxAge) : null);
   }
 
   private int exitCode(List<GroupStatus> statuses, Selection selection, String store) {
     PrintWriter err = spec.commandLine().getErr();
-    List<GroupStatus> corrupt = statuses.stream().filter(s -> s.status().equals("CORRUPT")).toList();
+    List<GroupStatus> corrupt = statuses.stream().filter(s -> s.status() == Freshness.CORRUPT).toList();
     if (!corrupt.isEmpty()) {
       err.println("offload status: the newest manifest of group " + corrupt.get(0).group() + " is corrupt: "
           + ErrorReporter.oneLine(corrupt.get(0).problem()) + ". Run offload verify --all for details");
       return ExitCodes.DATA;
     }
-    List<GroupStatus> never = statuses.stream().filter(s -> s.status().equals("NEVER")).toList();
+    List<GroupStatus> never = statuses.stream().filter(s -> s.status() == Freshness.NEVER).toList();
     if (statuses.isEmpty() || !never.isEmpty()) {
       String what = statuses.isEmpty() ? selection.describe() : "group " + never.get(0).group();
       err.println("offload status: no generation of " + what + " is stored in " + store
           + "; check --store and --cluster, and that the plugin publishes (its ratis_offload_* metrics)");
       return maxAge != null ? ExitCodes.STALE : ExitCodes.DATA;
     }
-    List<GroupStatus> stale = statuses.stream().filter(s -> s.status().equals("STALE")).toList();
+    List<GroupStatus> stale = statuses.stream().filter(s -> s.status() == Freshness.STALE).toList();
     if (!stale.isEmpty()) {
       err.println("offload status: " + stale.size() + " of " + statuses.size() + " group(s) are stale; group "
           + stale.get(0).group() + ": " + ErrorReporter.oneLine(stale.get(0).problem())

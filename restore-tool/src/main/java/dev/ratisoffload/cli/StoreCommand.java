@@ -19,8 +19,10 @@ abstract class StoreCommand implements Callable<Integer> {
   @Mixin
   OutputOptions output;
 
-  /** The {@code offload} command this one runs under, which knows how to open a store. */
-  abstract OffloadCommand offload();
+  /** The {@code offload} command this one runs under, which knows how to open a store and tell the time. */
+  final OffloadCommand offload() {
+    return (OffloadCommand) spec.root().userObject();
+  }
 
   /** Opens the store the flags name. */
   final ObjectStore openStore() {

@@ -7,6 +7,8 @@ import dev.ratisoffload.format.VerificationRecords;
 import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.primitives.ToolVersion;
 import dev.ratisoffload.restore.GenerationCatalog;
+import dev.ratisoffload.restore.GenerationCheck;
+import dev.ratisoffload.restore.GenerationCheck.Verdict;
 import dev.ratisoffload.restore.GenerationVerifier;
 import dev.ratisoffload.restore.MissingBackupException;
 import dev.ratisoffload.restore.Selection;
@@ -19,8 +21,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -46,7 +46,7 @@ import picocli.CommandLine.Option;
         "  offload verify --store file:///mnt/backups --cluster orders-prod \\",
         "      --group 02511d47-d67c-49a3-9011-abb3109a44c1 --all --json",
         "  offload verify --store s3://backups/ratis --cluster orders-prod --all --record"})
-final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.Advising {
+final class VerifyCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @Mixin
   private SelectionOptions selectionOptions;
@@ -61,18 +61,6 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
       + "generation checked; needs write access to the store. Without it, verify changes nothing.")
   private boolean record;
 
-  /** The verdict on one generation (or on a named group that has none). */
-  record Verdict(String cluster, String group, Long index, Long term, Long bytes, String status,
-      String problem) {
-
-    GenerationCatalog.GroupKey groupKey() {
-      return new GenerationCatalog.GroupKey(cluster, group);
-    }
-  }
-
-  /** The status of a generation removed while it was checked (by retention, as a plugin publishes). */
-  private static final String DELETED = "DELETED";
-
   @Override
   public Integer call() {
     Selection selection = selectionOptions.selection();
@@ -86,28 +74,18 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
       }
       List<StoredGeneration> toCheck = new ArrayList<>();
       found.values().forEach(gs -> toCheck.addAll(all ? gs : List.of(gs.get(gs.size() - 1))));
-      List<GenerationCatalog.Entry> entries = catalog.read(toCheck);
-      List<Verdict> verdicts = verify(store, catalog, entries);
-      for (String group : missing) {
-        verdicts.add(new Verdict(selection.cluster(), group, null, null, null, "MISSING",
-            "no generation of group " + group + " of " + (selection.cluster() == null ? "any cluster"
-                : "cluster " + selection.cluster()) + " is stored in " + store.describe()));
-      }
-      print(verdicts);
-      // A generation the store no longer holds is no defect of what it holds, as long as its group had one
-      // that verified: else nothing of the group was proven.
-      Set<GenerationCatalog.GroupKey> proven = verdicts.stream().filter(v -> "OK".equals(v.status()))
-          .map(Verdict::groupKey).collect(Collectors.toSet());
-      List<Verdict> bad = verdicts.stream()
-          .filter(v -> !"OK".equals(v.status()) && !(DELETED.equals(v.status()) && proven.contains(v.groupKey())))
-          .toList();
-      if (bad.isEmpty()) {
+      List<GenerationCheck> checks = verify(store, catalog, catalog.read(toCheck));
+      missing.forEach(group -> checks.add(GenerationCheck.missing(selection.cluster(), group, store.describe())));
+      print(checks);
+      List<GenerationCheck> failures = GenerationCheck.failures(checks);
+      if (failures.isEmpty()) {
         return ExitCodes.OK;
       }
-      Verdict first = bad.get(0);
-      spec.commandLine().getErr().println("offload verify: " + bad.size() + " of " + verdicts.size()
+      GenerationCheck first = failures.get(0);
+      err().println("offload verify: " + failures.size() + " of " + checks.size()
           + " checked generation(s) are missing or corrupt; first: " + ErrorReporter.oneLine(first.problem())
-          + (record ? ". Verification records were written. " : ". Nothing was changed in the store. ") + (DELETED.equals(first.status())
+          + (record ? ". Verification records were written. " : ". Nothing was changed in the store. ")
+          + (first.status() == Verdict.DELETED
               ? "No checked generation of group " + first.group() + " verified: run offload verify again to check"
                   + " the generations stored now"
               : "Restore another generation with offload restore --index or --at, and find why the data was"
@@ -116,33 +94,27 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
     }
   }
 
-  private List<Verdict> verify(ObjectStore store, GenerationCatalog catalog, List<GenerationCatalog.Entry> entries) {
+  private List<GenerationCheck> verify(ObjectStore store, GenerationCatalog catalog,
+      List<GenerationCatalog.Entry> entries) {
     long total = entries.stream().filter(e -> e.manifest() != null)
         .mapToLong(e -> e.manifest().totalBytes()).sum();
-    TransferListener meter = ProgressMeter.create(progress.mode, spec.commandLine().getErr(), "verified");
-    List<Verdict> verdicts = new ArrayList<>();
+    TransferListener meter = ProgressMeter.create(progress.mode, err(), "verified");
+    List<GenerationCheck> checks = new ArrayList<>();
     meter.started(total);
     try (GenerationVerifier verifier = new GenerationVerifier(store)) {
       for (GenerationCatalog.Entry e : entries) {
-        var id = e.stored().id();
+        GenerationId id = e.stored().id();
         IntegrityException problem = e.problem() != null ? e.problem() : verifier.verifyData(e.manifest(), meter);
-        String status = problem == null ? "OK" : catalog.removedSinceListed(id) ? DELETED : "CORRUPT";
-        String message = switch (status) {
-          case "OK" -> null;
-          case DELETED -> "removed from the store while it was checked (retention or offload gc), after: "
-              + problem.getMessage();
-          default -> problem.getMessage();
-        };
-        verdicts.add(new Verdict(id.cluster(), id.group(), id.index(), id.term(),
-            e.manifest() == null ? null : e.manifest().totalBytes(), status, message));
-        if (record && !DELETED.equals(status)) {
+        GenerationCheck check = GenerationCheck.of(e, problem, () -> catalog.removedSinceListed(id));
+        checks.add(check);
+        if (record && check.status().recordable()) {
           record(store, id, problem);
         }
       }
     } finally {
       meter.finished();
     }
-    return verdicts;
+    return checks;
   }
 
   /**
@@ -162,14 +134,14 @@ final class VerifyCommand extends OffloadStoreCommand implements ErrorReporter.A
     }
   }
 
-  private void print(List<Verdict> verdicts) {
-    PrintWriter out = spec.commandLine().getOut();
+  private void print(List<GenerationCheck> checks) {
+    PrintWriter out = out();
     if (output.json) {
-      Json.print(out, verdicts);
+      Json.print(out, checks);
       return;
     }
     Table table = new Table("CLUSTER", "GROUP", "INDEX", "TERM", "SIZE", "STATUS", "PROBLEM");
-    for (Verdict v : verdicts) {
+    for (GenerationCheck v : checks) {
       table.row(v.cluster(), v.group(), v.index(), v.term(), v.bytes() == null ? null : ByteSizes.format(v.bytes()),
           v.status(), v.problem());
     }

@@ -612,6 +612,30 @@ class OffloadCommandTest {
     }, "list", "--store", pristineUri, "--verbose");
     assertEquals(1, verbose.code());
     assertTrue(verbose.err().contains("\tat "), "--verbose prints the stack trace: " + verbose);
+
+    Cli.Result before = Cli.run(options -> {
+      throw new IllegalStateException("boom");
+    }, "--verbose", "list", "--store", pristineUri);
+    assertEquals(1, before.code());
+    assertTrue(before.err().contains("\tat "), "--verbose before the subcommand too: " + before);
+  }
+
+  @Test
+  void verboseSwitchesTheLibrariesLogsOnBeforeTheCommandRuns() {
+    String property = "org.slf4j.simpleLogger.defaultLogLevel";
+    String saved = System.getProperty(property);
+    try {
+      System.clearProperty(property);
+      Cli.run("list", "--store", pristineUri);
+      assertEquals(null, System.getProperty(property), "no logs without --verbose");
+      Cli.Result r = Cli.run(options -> {
+        assertEquals("info", System.getProperty(property), "logs on before the store is opened");
+        return new DirectoryObjectStore(pristine);
+      }, "list", "--store", pristineUri, "--verbose");
+      assertEquals(0, r.code(), r.toString());
+    } finally {
+      restore(property, saved);
+    }
   }
 
   @Test
@@ -621,9 +645,31 @@ class OffloadCommandTest {
       assertEquals(0, r.code(), r.toString());
       assertTrue(r.out().contains("Example") && r.out().contains("offload " + command + " --store"), r.toString());
     }
-    Cli.Result top = Cli.run("--help");
-    assertEquals(0, top.code());
-    assertTrue(top.out().contains("Exit codes"), top.toString());
+  }
+
+  /** Every command's help lists every exit code that {@link ExitCodes} defines, after the same heading. */
+  @Test
+  void everyHelpListsTheExitCodes() throws IllegalAccessException {
+    List<Integer> codes = new ArrayList<>();
+    for (java.lang.reflect.Field field : ExitCodes.class.getFields()) {
+      if (field.getType() == int.class) {
+        codes.add(field.getInt(null));
+      }
+    }
+    for (List<String> command : List.of(List.<String>of(), List.of("list"), List.of("verify"), List.of("restore"),
+        List.of("status"), List.of("gc"), List.of("kafka"), List.of("kafka", "backup"), List.of("kafka", "restore"),
+        List.of("kafka", "list"), List.of("kafka", "verify"))) {
+      List<String> args = new ArrayList<>(command);
+      args.add("--help");
+      Cli.Result r = Cli.run(args.toArray(String[]::new));
+      assertEquals(0, r.code(), r.toString());
+      int heading = r.out().indexOf("Exit codes (every subcommand):");
+      assertTrue(heading >= 0, command + " --help lists no exit codes: " + r);
+      String codesSection = r.out().substring(heading);
+      for (int code : codes) {
+        assertTrue(codesSection.contains("\n  " + code + "   "), command + " --help lacks exit code " + code + ": " + r);
+      }
+    }
   }
 
   static Path firstChunk(Path store, String group) throws IOException {

@@ -27,7 +27,7 @@ import java.util.TreeSet;
  * @param acceptRecreatedTopic start a new chain when the store holds a backup of an earlier topic of
  *     the same name (deleted and created again), instead of refusing
  * @param brokerTimeout how long a metadata or offset request to the broker may take before the backup
- *     gives up (exit 4)
+ *     gives up as {@code UNAVAILABLE}
  * @param clientProperties extra Kafka client settings (security, for example), applied last
  */
 public record BackupSettings(

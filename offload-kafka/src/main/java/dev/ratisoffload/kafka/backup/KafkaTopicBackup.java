@@ -100,7 +100,7 @@ public final class KafkaTopicBackup {
   /**
    * Runs the backup: until caught up (one-shot) or until {@link #requestStop()} (follow).
    *
-   * @throws KafkaOffloadException with the kind that says which exit code applies
+   * @throws KafkaOffloadException saying what kind of failure it was
    * @throws IntegrityException when the stored chain is corrupt where it must be continued
    */
   public BackupSummary run() {

@@ -78,7 +78,7 @@ public final class KafkaTopicRestore {
   /**
    * Runs the restore.
    *
-   * @throws KafkaOffloadException with the kind that says which exit code applies
+   * @throws KafkaOffloadException saying what kind of failure it was
    * @throws IntegrityException when the backup is corrupt or its chain broken
    */
   public RestoreSummary run() {

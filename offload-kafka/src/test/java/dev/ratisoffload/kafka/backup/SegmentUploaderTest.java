@@ -48,7 +48,7 @@ class SegmentUploaderTest {
 
       KafkaOffloadException e = assertThrows(KafkaOffloadException.class, () -> uploader.upload(key(mine), mine));
 
-      assertEquals(5, e.exitCode());
+      assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind());
       assertTrue(e.getMessage().contains("another backup is writing t/0"), e.getMessage());
     }
   }
