@@ -14,6 +14,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -109,24 +110,32 @@ class StoreDescriptionTest {
 
   private static final String SECRET = "wJalrXUtnFEMIK7MDENG";
 
+  /** One time in five any text, else one of the values (null: absent). */
+  private static Arbitrary<String> mostly(Arbitrary<String> any, String... values) {
+    return Arbitraries.frequencyOf(Tuple.of(1, any), Tuple.of(4, Arbitraries.of(values)));
+  }
+
+  /**
+   * Each setting is mostly valid (or absent), so that the hostile text of any one setting is often the
+   * first mistake, the one reported.
+   */
   @Provide
   Arbitrary<Map<StoreDescription.Setting, String>> settings() {
     Arbitrary<String> any = Arbitraries.strings().all().ofMaxLength(40);
     Arbitrary<String> word = Arbitraries.strings().withChars("abcz09.-_/:@%?#[] \u0000\u001b\u00e9").ofMaxLength(20);
-    Arbitrary<String> uri = Arbitraries.oneOf(any,
-        word.map(w -> "s3://" + w), word.map(w -> "file:///" + w), word.map(w -> "s3://backups/" + w),
-        word.map(w -> "s3://key:" + SECRET + "@" + w), Arbitraries.just("s3://backups/ratis"));
-    Arbitrary<String> endpoint = Arbitraries.oneOf(any, word.map(w -> "http://" + w),
-        word.map(w -> "https://" + w), word.map(w -> "http://key:" + SECRET + "@" + w),
-        word.map(w -> "ftp://" + w), Arbitraries.just(null), Arbitraries.just("http://127.0.0.1:9000"));
-    Arbitrary<String> region = Arbitraries.oneOf(any, Arbitraries.just(null), Arbitraries.just("us-east-1"));
-    Arbitrary<String> pathStyle = Arbitraries.oneOf(any, Arbitraries.of("true", "FALSE", "yes"),
-        Arbitraries.just(null));
-    Arbitrary<String> sse = Arbitraries.oneOf(any, Arbitraries.of("none", "AES256", "aws:kms"),
-        Arbitraries.just(null));
-    Arbitrary<String> kms = Arbitraries.oneOf(word, Arbitraries.just(null));
-    Arbitrary<String> checksum = Arbitraries.oneOf(any, Arbitraries.of("when_supported", "when_required"),
-        Arbitraries.just(null));
+    Arbitrary<String> uri = Arbitraries.frequencyOf(Tuple.of(1, any),
+        Tuple.of(1, word.map(w -> "s3://" + w)), Tuple.of(1, word.map(w -> "file:///" + w)),
+        Tuple.of(1, word.map(w -> "s3://backups/" + w)), Tuple.of(1, word.map(w -> "s3://key:" + SECRET + "@" + w)),
+        Tuple.of(8, Arbitraries.just("s3://backups/ratis")));
+    Arbitrary<String> endpoint = Arbitraries.frequencyOf(Tuple.of(1, any), Tuple.of(1, word.map(w -> "http://" + w)),
+        Tuple.of(1, word.map(w -> "https://" + w)), Tuple.of(1, word.map(w -> "http://key:" + SECRET + "@" + w)),
+        Tuple.of(1, word.map(w -> "ftp://" + w)), Tuple.of(5, Arbitraries.just(null)),
+        Tuple.of(5, Arbitraries.just("http://127.0.0.1:9000")));
+    Arbitrary<String> region = mostly(any, null, "us-east-1");
+    Arbitrary<String> pathStyle = mostly(any, null, "true", "FALSE", "yes");
+    Arbitrary<String> sse = mostly(any, null, "none", "AES256", "aws:kms");
+    Arbitrary<String> kms = Arbitraries.frequencyOf(Tuple.of(1, word), Tuple.of(4, Arbitraries.just(null)));
+    Arbitrary<String> checksum = mostly(any, null, "when_supported", "when_required");
     return Combinators.combine(uri, endpoint, region, pathStyle, sse, kms, checksum)
         .as((u, e, r, p, s, k, c) -> {
           Map<StoreDescription.Setting, String> text = text(u);
