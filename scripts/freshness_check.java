@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ratisoffload.cli.Converters;
 import dev.ratisoffload.cli.ExitCodes;
+import dev.ratisoffload.cli.HelpOption;
 import dev.ratisoffload.cli.OffloadCommand;
 import dev.ratisoffload.cli.SelectionOptions;
 import dev.ratisoffload.cli.StoreOptions;
@@ -56,8 +57,8 @@ public class freshness_check implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
-  boolean help;
+  @Mixin
+  HelpOption help;
 
   @Mixin
   StoreOptions storeOptions;

@@ -5,6 +5,7 @@
 
 import dev.ratisoffload.cli.Converters;
 import dev.ratisoffload.cli.ExitCodes;
+import dev.ratisoffload.cli.HelpOption;
 import dev.ratisoffload.cli.OffloadCommand;
 import dev.ratisoffload.cli.StoreOptions;
 import dev.ratisoffload.primitives.ByteSizes;
@@ -87,8 +88,8 @@ public class restore_cluster implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
-  boolean help;
+  @Mixin
+  HelpOption help;
 
   @Mixin
   StoreOptions storeOptions;

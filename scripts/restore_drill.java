@@ -9,6 +9,7 @@
 
 import dev.ratisoffload.cli.Converters;
 import dev.ratisoffload.cli.ExitCodes;
+import dev.ratisoffload.cli.HelpOption;
 import dev.ratisoffload.cli.OffloadCommand;
 import dev.ratisoffload.cli.StoreOptions;
 import dev.ratisoffload.format.Manifest;
@@ -90,8 +91,8 @@ public class restore_drill implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
-  boolean help;
+  @Mixin
+  HelpOption help;
 
   @Mixin
   StoreOptions storeOptions;

@@ -1,8 +1,13 @@
 package dev.ratisoffload.drill;
 
+import dev.ratisoffload.cli.HelpOption;
 import dev.ratisoffload.cli.OffloadCommand;
+import dev.ratisoffload.cli.S3Options;
 import dev.ratisoffload.plugin.SnapshotOffload;
 import dev.ratisoffload.publish.PublishResult;
+import dev.ratisoffload.store.S3Settings;
+import dev.ratisoffload.store.StoreDescription;
+import dev.ratisoffload.store.StoreUri;
 import dev.ratisoffload.testkit.EmbeddedKafka;
 import dev.ratisoffload.testkit.EmbeddedS3;
 import dev.ratisoffload.testkit.RatisCluster;
@@ -39,6 +44,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -85,26 +91,19 @@ public final class Drill implements Callable<Integer> {
   @Spec
   private CommandSpec spec;
 
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
-  boolean help;
+  @Mixin
+  HelpOption help;
 
   @Option(names = "--store", paramLabel = "URI",
       description = "Store to back up into: s3://bucket/prefix or file:///path (the run writes under "
           + "<URI>/<run id>). Default: an embedded S3 server.")
   String store;
 
-  @Option(names = "--endpoint", paramLabel = "URL", description = "S3-compatible endpoint of --store.")
-  String endpoint;
+  @Mixin
+  S3Options s3Options;
 
-  @Option(names = "--region", paramLabel = "REGION", description = "S3 region of --store.")
-  String region;
-
-  @Option(names = "--profile", paramLabel = "NAME",
-      description = "Profile of the AWS config files for the credentials of --store.")
-  String profile;
-
-  @Option(names = "--path-style", description = "Path-style requests to --store.")
-  boolean pathStyle;
+  /** The store --store and the S3 flags describe; null for the embedded S3 server. */
+  private StoreDescription storeDescription;
 
   @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT",
       description = "Kafka brokers to back up a topic from and restore it to (the run creates and deletes its own"
@@ -192,9 +191,14 @@ public final class Drill implements Callable<Integer> {
   }
 
   private void validate() {
-    if (store == null && (endpoint != null || region != null || profile != null || pathStyle)) {
+    if (store == null && !s3Options.isEmpty()) {
       throw new ParameterException(spec.commandLine(),
-          "--endpoint, --region, --profile and --path-style describe --store: name the store too");
+          "the S3 flags (--endpoint, --region, --profile, --path-style, ...) describe --store: name the store too");
+    }
+    try {
+      storeDescription = store == null ? null : s3Options.describe(store);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
     }
     for (Map.Entry<String, Integer> e : Map.of("--groups", groups, "--keys", keys, "--partitions", partitions,
         "--records", records).entrySet()) {
@@ -322,8 +326,8 @@ public final class Drill implements Callable<Integer> {
     }
 
     private void startStore() throws IOException {
-      if (store != null) {
-        target = StoreTarget.forRun(store, runId, endpoint, region, profile, pathStyle);
+      if (storeDescription != null) {
+        target = StoreTarget.forRun(storeDescription, runId);
         return;
       }
       s3 = EmbeddedS3.start(work.resolve("s3"));
@@ -331,7 +335,8 @@ public final class Drill implements Callable<Integer> {
       // The AWS SDK's default credential chain, which the plugin and offload use, reads these.
       System.setProperty("aws.accessKeyId", s3.accessKey());
       System.setProperty("aws.secretAccessKey", s3.secretKey());
-      target = StoreTarget.forRun("s3://drill", runId, s3.endpoint().toString(), s3.region(), null, true);
+      target = StoreTarget.forRun(new StoreDescription(StoreUri.parse("s3://drill"),
+          S3Settings.builder().endpoint(s3.endpoint()).region(s3.region()).pathStyle(true).build()), runId);
     }
 
     // ---- Ratis --------------------------------------------------------------------------------

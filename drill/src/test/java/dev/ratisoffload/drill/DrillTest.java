@@ -1,6 +1,7 @@
 package dev.ratisoffload.drill;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.testkit.EmbeddedKafka;
@@ -111,6 +112,14 @@ class DrillTest {
     assertEquals(2, run.code(), run.output());
     Run none = drill("--groups", "0");
     assertEquals(2, none.code(), none.output());
+  }
+
+  /** The drill reads its store flags by the rules of offload's and the plugin's (an http(s) endpoint). */
+  @Test
+  void aStoreFlagOffloadWouldRefuseIsAUsageError() {
+    Run run = drill("--store", "s3://backups/drills", "--endpoint", "ftp://127.0.0.1:9000");
+    assertEquals(2, run.code(), run.output());
+    assertFalse(run.output().contains("Disaster-recovery drill"), "nothing started: " + run.output());
   }
 
   @Test

@@ -195,7 +195,8 @@ public record S3Settings(
           return e;
         }
       }
-      throw new IllegalArgumentException("unknown encryption '" + text + "': expected none, AES256 or aws:kms");
+      throw new IllegalArgumentException("unknown encryption '" + Printable.excerpt(text)
+          + "': expected none, AES256 or aws:kms");
     }
   }
 
@@ -214,7 +215,8 @@ public record S3Settings(
           return m;
         }
       }
-      throw new IllegalArgumentException("unknown checksum mode '" + text + "': expected when_supported or when_required");
+      throw new IllegalArgumentException("unknown checksum mode '" + Printable.excerpt(text)
+          + "': expected when_supported or when_required");
     }
   }
 }

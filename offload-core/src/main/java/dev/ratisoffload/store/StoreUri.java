@@ -71,7 +71,7 @@ public record StoreUri(String scheme, String bucket, String prefix, Path directo
   }
 
   private static IllegalArgumentException invalid(String text, String why) {
-    return new IllegalArgumentException("invalid store URI '" + withoutUserInfo(text) + "': " + why
+    return new IllegalArgumentException("'" + withoutUserInfo(text) + "' is not a store URI: " + why
         + " (expected s3://bucket/prefix or file:///path)");
   }
 

@@ -3,7 +3,10 @@ package dev.ratisoffload.plugin;
 import dev.ratisoffload.format.ChunkingPolicy;
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.S3Settings;
+import dev.ratisoffload.store.StoreDescription;
 import java.io.File;
+import java.util.EnumMap;
+import java.util.Map;
 import org.apache.ratis.conf.RaftProperties;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.util.SizeInBytes;
@@ -12,8 +15,9 @@ import org.apache.ratis.util.TimeDuration;
 /**
  * Every configuration key of the plugin, set in the same {@link RaftProperties} as Ratis's own keys,
  * in the style of Ratis's {@code RaftServerConfigKeys}: one nested class per area, each key with its
- * default and a typed getter and setter. Getters throw {@link IllegalArgumentException} naming the key
- * and the value when the value cannot be parsed; nothing invalid is replaced by a default.
+ * default and a typed getter and setter (the store's keys have one getter together,
+ * {@link Store#description}). Getters throw {@link IllegalArgumentException} naming the key and the value
+ * when the value cannot be parsed; nothing invalid is replaced by a default.
  */
 public final class OffloadConfigKeys {
 
@@ -21,19 +25,55 @@ public final class OffloadConfigKeys {
 
   private OffloadConfigKeys() {}
 
-  /** Where generations are stored. */
+  /**
+   * Where generations are stored: {@code offload.store.uri} with the {@code offload.s3.*} keys, read
+   * together as one {@link StoreDescription} so they follow the rules (and messages) of the command
+   * line's flags.
+   */
   public static final class Store {
     /** {@code s3://bucket/prefix} or {@code file:///path}. Required. */
     public static final String URI_KEY = PREFIX + ".store.uri";
 
     private Store() {}
 
-    public static String uri(RaftProperties properties) {
-      return ConfigValues.required(properties, URI_KEY);
+    /** The store these keys describe; an invalid value is an error naming its key. */
+    public static StoreDescription description(RaftProperties properties) {
+      Map<StoreDescription.Setting, String> text = new EnumMap<>(StoreDescription.Setting.class);
+      for (StoreDescription.Setting setting : StoreDescription.Setting.values()) {
+        text.put(setting, ConfigValues.optional(properties, key(setting)));
+      }
+      ConfigValues.required(properties, URI_KEY);
+      return StoreDescription.parse(text, Store::key);
+    }
+
+    /** Sets the keys of this description, and clears those it leaves at their default. */
+    public static void set(RaftProperties properties, StoreDescription description) {
+      Map<StoreDescription.Setting, String> text = description.text();
+      for (StoreDescription.Setting setting : StoreDescription.Setting.values()) {
+        if (text.containsKey(setting)) {
+          properties.set(key(setting), text.get(setting));
+        } else {
+          properties.unset(key(setting));
+        }
+      }
     }
 
     public static void setUri(RaftProperties properties, String uri) {
       properties.set(URI_KEY, uri);
+    }
+
+    /** The key of each setting of a store description. */
+    public static String key(StoreDescription.Setting setting) {
+      return switch (setting) {
+        case URI -> URI_KEY;
+        case REGION -> S3.REGION_KEY;
+        case ENDPOINT -> S3.ENDPOINT_KEY;
+        case PROFILE -> S3.PROFILE_KEY;
+        case PATH_STYLE -> S3.PATH_STYLE_KEY;
+        case SSE -> S3.SSE_KEY;
+        case SSE_KMS_KEY_ID -> S3.SSE_KMS_KEY_ID_KEY;
+        case CHECKSUM -> S3.CHECKSUM_KEY;
+      };
     }
   }
 
@@ -53,7 +93,7 @@ public final class OffloadConfigKeys {
     }
   }
 
-  /** How to reach an S3 store; ignored for a directory store. */
+  /** How to reach an S3 store; ignored for a directory store. Read by {@link Store#description}. */
   public static final class S3 {
     /** The region; default: the AWS SDK's region chain (us-east-1 with an endpoint override). */
     public static final String REGION_KEY = PREFIX + ".s3.region";
@@ -61,92 +101,39 @@ public final class OffloadConfigKeys {
     public static final String ENDPOINT_KEY = PREFIX + ".s3.endpoint";
     /** A profile of the AWS configuration files; default: the SDK's default credential chain. */
     public static final String PROFILE_KEY = PREFIX + ".s3.profile";
-    /** Path-style addressing ({@code true}/{@code false}); most S3-compatible servers need it. */
+    /** Path-style addressing ({@code true}/{@code false}); default false; most S3-compatible servers need it. */
     public static final String PATH_STYLE_KEY = PREFIX + ".s3.path-style";
-    public static final boolean PATH_STYLE_DEFAULT = false;
-    /** Server-side encryption: {@code none} (the bucket's default), {@code AES256} or {@code aws:kms}. */
+    /** Server-side encryption: {@code none} (the default: the bucket's), {@code AES256} or {@code aws:kms}. */
     public static final String SSE_KEY = PREFIX + ".s3.sse";
-    public static final String SSE_DEFAULT = "none";
     /** The KMS key for {@code aws:kms}; default: the account's S3 key. */
     public static final String SSE_KMS_KEY_ID_KEY = PREFIX + ".s3.sse.kms-key-id";
-    /** {@code when_supported} or {@code when_required}, for stores that reject checksum headers. */
+    /** {@code when_supported} (the default) or {@code when_required}, for stores that reject checksum headers. */
     public static final String CHECKSUM_KEY = PREFIX + ".s3.checksum";
-    public static final String CHECKSUM_DEFAULT = "when_supported";
 
     private S3() {}
 
-    public static String region(RaftProperties p) {
-      try {
-        return S3Settings.requireRegion(ConfigValues.optional(p, REGION_KEY));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("invalid " + REGION_KEY + ": " + e.getMessage(), e);
-      }
-    }
-
     public static void setRegion(RaftProperties p, String region) {
       p.set(REGION_KEY, region);
-    }
-
-    public static java.net.URI endpoint(RaftProperties p) {
-      String value = ConfigValues.optional(p, ENDPOINT_KEY);
-      if (value == null) {
-        return null;
-      }
-      try {
-        return S3Settings.parseEndpoint(value);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("invalid " + ENDPOINT_KEY + ": " + e.getMessage(), e);
-      }
     }
 
     public static void setEndpoint(RaftProperties p, String endpoint) {
       p.set(ENDPOINT_KEY, endpoint);
     }
 
-    public static String profile(RaftProperties p) {
-      return ConfigValues.optional(p, PROFILE_KEY);
-    }
-
     public static void setProfile(RaftProperties p, String profile) {
       p.set(PROFILE_KEY, profile);
-    }
-
-    public static boolean pathStyle(RaftProperties p) {
-      return ConfigValues.bool(p, PATH_STYLE_KEY, PATH_STYLE_DEFAULT);
     }
 
     public static void setPathStyle(RaftProperties p, boolean pathStyle) {
       p.set(PATH_STYLE_KEY, Boolean.toString(pathStyle));
     }
 
-    public static S3Settings.Encryption sse(RaftProperties p) {
-      String value = ConfigValues.optional(p, SSE_KEY);
-      try {
-        return S3Settings.Encryption.parse(value == null ? SSE_DEFAULT : value);
-      } catch (IllegalArgumentException e) {
-        throw ConfigValues.invalid(SSE_KEY, value, "expected none, AES256 or aws:kms");
-      }
-    }
-
     public static void setSse(RaftProperties p, S3Settings.Encryption sse) {
       p.set(SSE_KEY, sse.word());
     }
 
-    public static String sseKmsKeyId(RaftProperties p) {
-      return ConfigValues.optional(p, SSE_KMS_KEY_ID_KEY);
-    }
-
     public static void setSseKmsKeyId(RaftProperties p, String keyId) {
       p.set(SSE_KMS_KEY_ID_KEY, keyId);
-    }
-
-    public static S3Settings.ChecksumMode checksum(RaftProperties p) {
-      String value = ConfigValues.optional(p, CHECKSUM_KEY);
-      try {
-        return S3Settings.ChecksumMode.parse(value == null ? CHECKSUM_DEFAULT : value);
-      } catch (IllegalArgumentException e) {
-        throw ConfigValues.invalid(CHECKSUM_KEY, value, "expected when_supported or when_required");
-      }
     }
 
     public static void setChecksum(RaftProperties p, S3Settings.ChecksumMode mode) {

@@ -19,7 +19,6 @@ import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.store.StoreException;
 import dev.ratisoffload.store.StoreUnavailableException;
-import dev.ratisoffload.store.Stores;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
 import java.time.Instant;
@@ -85,7 +84,7 @@ public final class SnapshotOffload implements AutoCloseable {
     this.server = b.server;
     this.settings = settings;
     this.ownsStore = b.store == null;
-    this.store = ownsStore ? Stores.open(settings.storeUri(), settings.s3()) : b.store;
+    this.store = ownsStore ? settings.store().open() : b.store;
     this.uploads = Executors.newFixedThreadPool(settings.uploadParallelism(),
         DaemonThreads.named("offload-upload"));
     this.workers = Executors.newFixedThreadPool(settings.concurrency(),

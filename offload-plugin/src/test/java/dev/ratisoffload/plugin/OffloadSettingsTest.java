@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.retention.RetentionPolicy;
 import dev.ratisoffload.store.S3Settings;
+import dev.ratisoffload.store.StoreDescription;
 import java.time.Duration;
 import java.util.stream.Stream;
 import org.apache.ratis.conf.RaftProperties;
@@ -115,16 +116,16 @@ class OffloadSettingsTest {
   @Test
   void defaults() {
     OffloadSettings s = OffloadSettings.read(valid());
-    assertEquals("backups", s.storeUri().bucket());
-    assertEquals("ratis", s.storeUri().prefix());
+    assertEquals("backups", s.store().uri().bucket());
+    assertEquals("ratis", s.store().uri().prefix());
     assertEquals(Duration.ofHours(1), s.interval());
     assertEquals(Duration.ofMinutes(15), s.jitter());
     assertEquals(2, s.concurrency());
     assertEquals(64L * 1024 * 1024, s.uploadBandwidth());
     assertEquals(Duration.ofHours(24), s.scrubInterval());
     assertEquals(16L * 1024 * 1024, s.scrubBandwidth());
-    assertEquals(S3Settings.Encryption.NONE, s.s3().encryption());
-    assertEquals(S3Settings.ChecksumMode.WHEN_SUPPORTED, s.s3().checksum());
+    assertEquals(S3Settings.Encryption.NONE, s.store().s3().encryption());
+    assertEquals(S3Settings.ChecksumMode.WHEN_SUPPORTED, s.store().s3().checksum());
   }
 
   @Test
@@ -159,7 +160,7 @@ class OffloadSettingsTest {
     p.set("offload.s3.sse", "aws:kms");
     p.set("offload.s3.sse.kms-key-id", "key-1");
     p.set("offload.s3.checksum", "when_required");
-    S3Settings s3 = OffloadSettings.read(p).s3();
+    S3Settings s3 = OffloadSettings.read(p).store().s3();
     assertEquals("eu-west-1", s3.region());
     assertEquals("http://127.0.0.1:9000", s3.endpoint().toString());
     assertEquals("backup", s3.profile());
@@ -179,6 +180,21 @@ class OffloadSettingsTest {
     IllegalArgumentException rule = assertThrows(IllegalArgumentException.class,
         () -> S3Settings.parseEndpoint(endpoint));
     assertEquals("invalid offload.s3.endpoint: " + rule.getMessage(), e.getMessage());
+  }
+
+  /** The keys the drill derives from a description describe that description. */
+  @Test
+  void aDescriptionWrittenAsKeysIsReadBack() {
+    RaftProperties p = valid();
+    p.set("offload.s3.region", "eu-west-1");
+    p.set("offload.s3.sse", "aws:kms");
+    p.set("offload.s3.sse.kms-key-id", "key-1");
+    StoreDescription read = OffloadConfigKeys.Store.description(p);
+    RaftProperties written = new RaftProperties();
+    written.set("offload.s3.profile", "left-over");
+    OffloadConfigKeys.Store.set(written, read);
+    assertEquals(read, OffloadConfigKeys.Store.description(written));
+    assertEquals(null, written.get("offload.s3.profile"), "a setting at its default is cleared");
   }
 
   /** Credentials put in a URI are refused, and the message never repeats them. */

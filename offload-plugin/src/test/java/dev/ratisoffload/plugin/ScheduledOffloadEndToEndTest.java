@@ -11,7 +11,6 @@ import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.store.ForwardingObjectStore;
 import dev.ratisoffload.store.ObjectStore;
-import dev.ratisoffload.store.Stores;
 import dev.ratisoffload.refkv.KvClient;
 import dev.ratisoffload.testkit.Await;
 import dev.ratisoffload.testkit.EmbeddedS3;
@@ -109,7 +108,7 @@ class ScheduledOffloadEndToEndTest {
     keys.set(OffloadConfigKeys.Scrub.INTERVAL_KEY, "2s");
     keys.set(OffloadConfigKeys.Retention.CHUNK_GRACE_KEY, "1min"); // the minimum
     OffloadSettings settings = OffloadSettings.read(keys);
-    reader = Stores.open(settings.storeUri(), settings.s3());
+    reader = settings.store().open();
     cluster = RatisCluster.builder(tmp.resolve("ratis"))
         .peers(3)
         .groups(3)
@@ -122,7 +121,7 @@ class ScheduledOffloadEndToEndTest {
           // The same keys build the store; the probe around it measures concurrent publishes.
           OffloadSettings s = OffloadSettings.read(server.properties());
           ObjectStore store = probes.computeIfAbsent(server.id(), id -> new GroupConcurrencyProbe())
-              .wrap(Stores.open(s.storeUri(), s.s3()));
+              .wrap(s.store().open());
           SnapshotOffload offload = SnapshotOffload.builder(server.raftServer(), server.properties())
               .registry(registry).store(store).attach();
           return () -> {

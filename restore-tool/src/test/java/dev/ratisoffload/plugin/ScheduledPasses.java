@@ -2,7 +2,6 @@ package dev.ratisoffload.plugin;
 
 import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.store.ObjectStore;
-import dev.ratisoffload.store.Stores;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroupId;
 
@@ -28,6 +27,6 @@ public final class ScheduledPasses {
   /** The store {@code offload.store.uri} and the {@code offload.s3.*} keys name; the caller closes it. */
   public static ObjectStore openStore(RaftProperties keys) {
     OffloadSettings settings = OffloadSettings.read(keys);
-    return Stores.open(settings.storeUri(), settings.s3());
+    return settings.store().open();
   }
 }
