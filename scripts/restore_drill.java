@@ -122,15 +122,14 @@ public class restore_drill implements Callable<Integer> {
       String problem) {}
 
   public static void main(String... args) {
-    boolean verbose = List.of(args).contains("--verbose");
-    // Before any logger exists: Ratis is chatty, and a follower without peers warns about them.
-    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "warn");
-    System.setProperty("org.slf4j.simpleLogger.log.org.apache.ratis", verbose ? "info" : "error");
     System.exit(OffloadCommand.runCommand(new restore_drill(), args));
   }
 
   @Override
   public Integer call() throws Exception {
+    // Before any logger exists: Ratis is chatty, and a follower without peers warns about them.
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "warn");
+    System.setProperty("org.slf4j.simpleLogger.log.org.apache.ratis", verbose ? "info" : "error");
     PrintWriter out = spec.commandLine().getOut();
     Function<RaftGroupId, StateMachine> stateMachines = stateMachineFactory();
     boolean temporary = scratchDir == null;

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -150,8 +149,13 @@ public final class Drill implements Callable<Integer> {
 
   /** Runs the drill as {@link #main} does, printing to {@code out}; returns the exit code. */
   static int run(PrintStream out, String... args) {
-    quietLibraries(Arrays.asList(args).contains("--verbose"));
-    return new CommandLine(new Drill(out)).setOut(new java.io.PrintWriter(out, true)).execute(args);
+    Drill drill = new Drill(out);
+    return new CommandLine(drill).setOut(new java.io.PrintWriter(out, true))
+        .setExecutionStrategy(parsed -> {
+          quietLibraries(drill.verbose); // parsed, and before anything the drill runs makes a logger
+          return new CommandLine.RunLast().execute(parsed);
+        })
+        .execute(args);
   }
 
   /** Keeps the very particular JUL logger configured (JUL holds loggers weakly). */
