@@ -2,6 +2,7 @@ package dev.ratisoffload.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.refkv.FileListKvStateMachine;
@@ -45,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RatisClusterTest {
-  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration TIMEOUT = RatisCluster.DEFAULT_TIMEOUT;
 
   private Path root;
   private final RaftGroupId fileListGroup = RaftGroupId.randomId();
@@ -111,10 +112,17 @@ class RatisClusterTest {
   @Order(2)
   void leadershipCanBeTransferred() throws IOException {
     final RaftGroupId g = cluster.groupIds().get(0);
-    final RaftPeerId leader = cluster.leaderOf(g);
-    final RaftPeerId other = cluster.peerIds().stream().filter(p -> !p.equals(leader)).findFirst().orElseThrow();
-    cluster.transferLeadership(g, other);
-    assertEquals(other, cluster.leaderOf(g));
+    // Around every peer twice, back to back: each transfer starts while news of the last election is
+    // still spreading, when Raft may answer DIFFERENT_LEADER or NotLeader and the helper must retry.
+    for (int round = 0; round < 2; round++) {
+      for (RaftPeerId next : cluster.peerIds()) {
+        cluster.transferLeadership(g, next);
+        assertEquals(Optional.of(next), cluster.currentLeader(g), "the ready leader after a transfer to " + next);
+      }
+    }
+    final RaftPeerId stranger = RaftPeerId.valueOf("stranger");
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> cluster.transferLeadership(g, stranger))
+        .getMessage().contains("stranger is not a member"), "a transfer to a non-member fails at once");
     try (KvClient client = cluster.client(g)) {
       client.put("after-transfer", "ok");
       assertEquals(Optional.of("ok"), client.getString("after-transfer"));
