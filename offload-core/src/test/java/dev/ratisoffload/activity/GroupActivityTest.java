@@ -212,6 +212,39 @@ class GroupActivityTest {
     assertEquals(List.of(), activity(), "the leftover marker went first, so the publish did not wait for it");
   }
 
+  /**
+   * The store came back between the claim's delete of a leftover marker (refused) and the intent's
+   * write: the publish deletes the leftover then, instead of waiting for its own marker to expire.
+   */
+  @Test
+  void aLeftoverMarkerStillThereWhenThePublishListsIsDeletedNotWaitedFor() {
+    java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+    ObjectStore flaky = new ForwardingObjectStore(store) {
+      @Override
+      public void delete(String key) {
+        if (down.get()) {
+          throw new dev.ratisoffload.store.StoreUnavailableException("store down", null);
+        }
+        super.delete(key);
+      }
+
+      @Override
+      public PutOutcome putIfAbsent(String key, dev.ratisoffload.store.Content content) {
+        down.set(false); // back just after the refused delete
+        return super.putIfAbsent(key, content);
+      }
+    };
+    GroupActivity activity = new GroupActivity(flaky, GRACE, Duration.ZERO, nanos::get);
+    GroupActivity.Sweep sweep = activity.beginSweep("c", group);
+    down.set(true);
+    sweep.close();
+    assertEquals(1, activity().size(), "the marker stayed");
+    down.set(true);
+    GroupActivity.Claim intent = activity.announcePublish("c", group, "test", () -> false).orElseThrow();
+    assertEquals(List.of(intent.key()), activity(), "the leftover marker went, so the publish did not wait for it");
+    intent.close();
+  }
+
   /** A marker the store kept though its writer saw the write fail is deleted before the next activity. */
   @Test
   void aMarkerWrittenAsTheStoreWentDownIsDeletedBeforeTheNextActivity() {
