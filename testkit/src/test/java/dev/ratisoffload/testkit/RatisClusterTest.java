@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -112,13 +114,29 @@ class RatisClusterTest {
   @Order(2)
   void leadershipCanBeTransferred() throws IOException {
     final RaftGroupId g = cluster.groupIds().get(0);
-    // Around every peer twice, back to back: each transfer starts while news of the last election is
-    // still spreading, when Raft may answer DIFFERENT_LEADER or NotLeader and the helper must retry.
-    for (int round = 0; round < 2; round++) {
-      for (RaftPeerId next : cluster.peerIds()) {
-        cluster.transferLeadership(g, next);
-        assertEquals(Optional.of(next), cluster.currentLeader(g), "the ready leader after a transfer to " + next);
+    // Around every peer twice, back to back and under writes: a transfer may start while news of the
+    // last election is still spreading or find its target behind, when Raft answers DIFFERENT_LEADER,
+    // NotLeader or a timeout, and the helper must retry.
+    final AtomicBoolean writing = new AtomicBoolean(true);
+    final CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+      for (int batch = 0; writing.get(); batch++) {
+        try {
+          cluster.writeKeys(g, 100, "during-transfers-" + batch + "-");
+        } catch (IOException e) {
+          // refused while leadership moved; the next batch goes to the new leader
+        }
       }
+    });
+    try {
+      for (int round = 0; round < 2; round++) {
+        for (RaftPeerId next : cluster.peerIds()) {
+          cluster.transferLeadership(g, next);
+          assertEquals(Optional.of(next), cluster.currentLeader(g), "the ready leader after a transfer to " + next);
+        }
+      }
+    } finally {
+      writing.set(false);
+      writer.join();
     }
     final RaftPeerId stranger = RaftPeerId.valueOf("stranger");
     assertTrue(assertThrows(IllegalArgumentException.class, () -> cluster.transferLeadership(g, stranger))
