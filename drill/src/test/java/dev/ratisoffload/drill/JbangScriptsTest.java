@@ -69,7 +69,7 @@ class JbangScriptsTest {
   static final String CLUSTER = "scripts";
   static final String BUCKET = "backups";
   static final int KEYS_PER_GROUP = 300;
-  static final Duration LEADERS = Duration.ofSeconds(60);
+  static final Duration LEADERS = RatisCluster.DEFAULT_TIMEOUT;
   static final long SCRIPT_TIMEOUT_SECONDS = 300;
   static final Duration SCRIPT_DEADLINE = Duration.ofSeconds(SCRIPT_TIMEOUT_SECONDS);
 

@@ -81,7 +81,7 @@ class RunbookCommandsTest {
   static final int KEYS_PER_GROUP = 100;
   static final int PARTITIONS = 2;
   static final int RECORDS_PER_PARTITION = 20;
-  static final Duration LEADERS = Duration.ofSeconds(60);
+  static final Duration LEADERS = RatisCluster.DEFAULT_TIMEOUT;
   /** {@code kafka backup --follow} stores a segment once it is {@code --segment-age} (default 30 s) old. */
   static final Duration FOLLOW_DEADLINE = Duration.ofSeconds(120);
   static final Pattern KEY_VALUE = Pattern.compile("(offload\\.[a-z0-9.-]+) = (\\S+)");

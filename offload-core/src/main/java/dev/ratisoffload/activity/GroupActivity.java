@@ -104,6 +104,7 @@ public final class GroupActivity {
       long waitStarted = nanoTime.getAsLong();
       long pause = FIRST_POLL_MILLIS;
       while (true) {
+        deleteLeftovers(); // the store may have come back only after the claim's try: never wait for our own
         Listing listing = list(cluster, group, intent);
         Optional<Activity> sweep = listing.live(Layout.SWEEP_MARKER).stream().findFirst();
         if (sweep.isEmpty()) {

@@ -192,24 +192,61 @@ class GroupActivityTest {
   /** A marker whose delete failed in an outage is deleted before the process's next activity. */
   @Test
   void anObjectThatCouldNotBeDeletedIsDeletedBeforeTheNextActivity() {
-    java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
-    dev.ratisoffload.store.ObjectStore flaky = new dev.ratisoffload.store.ForwardingObjectStore(store) {
-      @Override
-      public void delete(String key) {
-        if (down.get()) {
-          throw new dev.ratisoffload.store.StoreUnavailableException("store down", null);
-        }
-        super.delete(key);
-      }
-    };
-    GroupActivity activity = new GroupActivity(flaky, GRACE, Duration.ZERO, nanos::get);
-    GroupActivity.Sweep sweep = activity.beginSweep("c", group);
-    down.set(true);
-    sweep.close();
-    assertEquals(1, activity().size(), "the marker stayed");
-    down.set(false);
+    OutageStore flaky = new OutageStore(false);
+    GroupActivity activity = leftoverSweepMarker(flaky);
+    flaky.down.set(false);
     activity.announcePublish("c", group, "test", () -> false).orElseThrow().close();
     assertEquals(List.of(), activity(), "the leftover marker went first, so the publish did not wait for it");
+  }
+
+  /**
+   * The store came back between the claim's delete of a leftover marker (refused) and the intent's
+   * write: the publish deletes the leftover then, instead of waiting for its own marker to expire.
+   */
+  @Test
+  void aLeftoverMarkerStillThereWhenThePublishListsIsDeletedNotWaitedFor() {
+    OutageStore flaky = new OutageStore(true);
+    GroupActivity activity = leftoverSweepMarker(flaky);
+    GroupActivity.Claim intent = activity.announcePublish("c", group, "test", () -> false).orElseThrow();
+    assertEquals(List.of(intent.key()), activity(), "the leftover marker went, so the publish did not wait for it");
+    intent.close();
+  }
+
+  /** A sweep over {@code flaky} whose marker stayed because the store went down as it ended. */
+  private GroupActivity leftoverSweepMarker(OutageStore flaky) {
+    GroupActivity activity = new GroupActivity(flaky, GRACE, Duration.ZERO, nanos::get);
+    GroupActivity.Sweep sweep = activity.beginSweep("c", group);
+    flaky.down.set(true);
+    sweep.close();
+    assertEquals(1, activity().size(), "the marker stayed");
+    return activity;
+  }
+
+  /** The directory store, refusing deletes while {@link #down} is set (an outage); a write may end it. */
+  private final class OutageStore extends ForwardingObjectStore {
+    final java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+    private final boolean aWriteEndsIt;
+
+    OutageStore(boolean aWriteEndsIt) {
+      super(store);
+      this.aWriteEndsIt = aWriteEndsIt;
+    }
+
+    @Override
+    public void delete(String key) {
+      if (down.get()) {
+        throw new dev.ratisoffload.store.StoreUnavailableException("store down", null);
+      }
+      super.delete(key);
+    }
+
+    @Override
+    public PutOutcome putIfAbsent(String key, dev.ratisoffload.store.Content content) {
+      if (aWriteEndsIt) {
+        down.set(false); // back just after a refused delete
+      }
+      return super.putIfAbsent(key, content);
+    }
   }
 
   /** A marker the store kept though its writer saw the write fail is deleted before the next activity. */

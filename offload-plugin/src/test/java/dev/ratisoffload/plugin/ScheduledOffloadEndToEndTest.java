@@ -372,10 +372,9 @@ class ScheduledOffloadEndToEndTest {
     // then every group publishes it, and everything restarts.
     for (RaftGroupId group : cluster.groupIds()) {
       long snapshot = cluster.snapshot(group);
-      try (KvClient client = cluster.client(group)) {
-        for (RaftPeerId peer : cluster.peerIds()) {
-          client.raftClient().getSnapshotManagementApi(peer).create(true, 30_000);
-        }
+      for (RaftPeerId peer : cluster.peerIds()) {
+        cluster.awaitApplied(peer, group, snapshot, WAIT);
+        cluster.snapshotOn(peer, group, WAIT);
       }
       Await.until("the final snapshot of " + group + " is published", WAIT,
           () -> generations(group).stream().anyMatch(g -> g.id().index() >= snapshot));

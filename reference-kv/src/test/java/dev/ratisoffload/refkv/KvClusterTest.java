@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -64,7 +63,7 @@ class KvClusterTest {
           }
           assertEquals(49, client.count());
           for (var peer : cluster.peers) {
-            await(peer.getId() + " to replay " + group.getGroupId(), Duration.ofSeconds(20),
+            await(peer.getId() + " to replay " + group.getGroupId(), LocalKvCluster.RAFT_TIMEOUT,
                 () -> countOn(client, peer.getId()) == 49);
           }
         }

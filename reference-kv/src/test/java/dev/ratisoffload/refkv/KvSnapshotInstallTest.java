@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -74,14 +73,14 @@ class KvSnapshotInstallTest {
           snapshotIndex.put(group, client.takeSnapshot(leaders.get(group)));
         }
         final RaftServer.Division leader = cluster.server(leaders.get(group)).division(group.getGroupId());
-        await("the leader to purge its log", Duration.ofSeconds(20),
+        await("the leader to purge its log", LocalKvCluster.RAFT_TIMEOUT,
             () -> leader.getRaftLog().getStartIndex() > 10);
       }
 
       final KvServer restarted = cluster.startPeer(lagging, StartupOption.RECOVER);
       for (RaftGroup group : cluster.groups) {
         try (KvClient client = cluster.client(group)) {
-          await(lagging + " to catch up on " + group.getGroupId(), Duration.ofSeconds(30),
+          await(lagging + " to catch up on " + group.getGroupId(), LocalKvCluster.RAFT_TIMEOUT,
               () -> countOn(client, lagging) == KEYS);
         }
         final StateMachine sm = restarted.division(group.getGroupId()).getStateMachine();

@@ -30,6 +30,11 @@ import org.slf4j.LoggerFactory;
  */
 final class LocalKvCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LocalKvCluster.class);
+  /**
+   * How long tests wait for Raft (an election, a replay, a snapshot install): seconds are usual, but a
+   * 2-CPU machine busy with other work can stretch them far past that.
+   */
+  static final Duration RAFT_TIMEOUT = Duration.ofMinutes(2);
   final List<RaftPeer> peers = new ArrayList<>();
   final List<RaftGroup> groups = new ArrayList<>();
   private final Path root;
@@ -113,7 +118,7 @@ final class LocalKvCluster implements AutoCloseable {
   RaftPeerId awaitLeader(RaftGroupId groupId) {
     final long t0 = System.nanoTime();
     final RaftPeerId[] leader = new RaftPeerId[1];
-    await("a ready leader of " + groupId, Duration.ofSeconds(30), () -> {
+    await("a ready leader of " + groupId, RAFT_TIMEOUT, () -> {
       for (KvServer s : running.values()) {
         if (s.isReadyLeader(groupId)) {
           leader[0] = s.id();

@@ -58,7 +58,7 @@ class DisasterDrillTest {
   static final String CLUSTER = "drill";
   static final String BUCKET = "backups";
   static final int KEYS_PER_GROUP = 2000;
-  static final Duration LEADERS = Duration.ofSeconds(60);
+  static final Duration LEADERS = RatisCluster.DEFAULT_TIMEOUT;
 
   @TempDir
   static Path tmp;

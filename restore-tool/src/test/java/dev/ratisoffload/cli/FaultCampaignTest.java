@@ -60,7 +60,6 @@ import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.AfterTry;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 
@@ -122,7 +121,7 @@ class FaultCampaignTest {
 
   private static final int GROUPS = 2;
   private static final int KEYS = 120;
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = RatisCluster.DEFAULT_TIMEOUT;
   private static final String BUCKET = "campaign";
 
   private static Path root;
@@ -642,10 +641,10 @@ class FaultCampaignTest {
    */
   private static void snapshotEverywhere(RaftGroupId group, RaftPeerId leader) throws IOException {
     long applied = cluster.server(leader).division(group).getInfo().getLastAppliedIndex();
-    try (KvClient client = cluster.client(group)) {
+    try {
       List<CompletableFuture<Long>> snapshots = new ArrayList<>();
       for (RaftPeerId peer : cluster.peerIds()) {
-        snapshots.add(CompletableFuture.supplyAsync(() -> snapshotOn(client, group, peer, applied)));
+        snapshots.add(CompletableFuture.supplyAsync(() -> snapshotOn(group, peer, applied)));
       }
       for (CompletableFuture<Long> snapshot : snapshots) {
         stateAt.get(group).put(snapshot.join(), new TreeMap<>(state.get(group)));
@@ -656,23 +655,9 @@ class FaultCampaignTest {
   }
 
   /** Once the peer has applied up to {@code applied}, has it take a snapshot; returns its index. */
-  private static long snapshotOn(KvClient client, RaftGroupId group, RaftPeerId peer, long applied) {
-    Await.until(peer + " applies " + group + " up to " + applied, WAIT, () -> {
-      try {
-        return cluster.server(peer).division(group).getInfo().getLastAppliedIndex() >= applied;
-      } catch (IOException e) {
-        return false;
-      }
-    });
-    try {
-      RaftClientReply reply = client.raftClient().getSnapshotManagementApi(peer).create(true, WAIT.toMillis());
-      if (!reply.isSuccess()) {
-        throw new IllegalStateException("snapshot of " + group + " on " + peer + " failed: " + reply.getException());
-      }
-      return reply.getLogIndex();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException("snapshot of " + group + " on " + peer + " failed: " + e.getMessage(), e);
-    }
+  private static long snapshotOn(RaftGroupId group, RaftPeerId peer, long applied) {
+    cluster.awaitApplied(peer, group, applied, WAIT);
+    return cluster.snapshotOn(peer, group, WAIT);
   }
 
   /** After a try that stopped halfway: reads every key back, so the model is what the groups hold. */

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MultiRaftRestoreTest {
 
   static final String CLUSTER = "multi";
-  static final Duration LEADERS = Duration.ofSeconds(60);
+  static final Duration LEADERS = RatisCluster.DEFAULT_TIMEOUT;
   static final RaftPeerId P0 = RaftPeerId.valueOf("p0");
   static final RaftPeerId P1 = RaftPeerId.valueOf("p1");
   static final RaftPeerId P2 = RaftPeerId.valueOf("p2");

@@ -34,6 +34,8 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage.StartupOption;
 import org.apache.ratis.statemachine.StateMachine;
 import org.slf4j.Logger;
@@ -51,8 +53,14 @@ import org.slf4j.LoggerFactory;
 public final class RatisCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RatisCluster.class);
 
-  /** How long the convenience methods wait for a leader. */
-  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * How long the convenience methods wait for Raft (a leader, a transfer, a snapshot): seconds are
+   * usual, but a 2-CPU machine busy with other work can stretch an election far past that.
+   */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(2);
+
+  /** The longest one request that Raft may refuse (a transfer, a snapshot) blocks before it is retried. */
+  private static final Duration ATTEMPT = Duration.ofSeconds(20);
 
   /** Attaches something (for example the offload plugin) to a started server; closed before the server stops. */
   @FunctionalInterface
@@ -121,7 +129,7 @@ public final class RatisCluster implements AutoCloseable {
         .setGroups(groupsOf(id))
         .setStateMachineRegistry(stateMachines)
         .setStartupOption(option)
-        .setProperties(properties.apply(id))
+        .setProperties(tolerantOfPauses(properties.apply(id)))
         .build();
     server.start();
     running.put(id, server);
@@ -135,6 +143,20 @@ public final class RatisCluster implements AutoCloseable {
     }
     LOG.info("started {} on {} ({})", id, server.address(), option);
     return server;
+  }
+
+  /**
+   * The caller's properties, plus election timeouts (unless set) that ride out the pauses of a busy
+   * 2-CPU machine: garbage collection and a starved CPU stall a peer for 0.3-0.8 s, which with shorter
+   * timeouts costs the leader its leadership mid-test. The first election after a start stays quick.
+   */
+  private static RaftProperties tolerantOfPauses(RaftProperties callers) {
+    final RaftProperties p = new RaftProperties(callers);
+    p.setIfUnset(RaftServerConfigKeys.Rpc.TIMEOUT_MIN_KEY, "1500ms");
+    p.setIfUnset(RaftServerConfigKeys.Rpc.TIMEOUT_MAX_KEY, "3000ms");
+    p.setIfUnset(RaftServerConfigKeys.Rpc.FIRST_ELECTION_TIMEOUT_MIN_KEY, "500ms");
+    p.setIfUnset(RaftServerConfigKeys.Rpc.FIRST_ELECTION_TIMEOUT_MAX_KEY, "1000ms");
+    return p;
   }
 
   /** Stops one peer (its attachment first); its storage stays. */
@@ -269,9 +291,21 @@ public final class RatisCluster implements AutoCloseable {
 
   // ---- leaders ----------------------------------------------------------------------------
 
-  /** The running peer that currently leads the group and is ready to serve, if any. */
+  /**
+   * The running peer that leads the group and is ready to serve, if any; of two that both think so
+   * (an old leader that has not yet heard of the new term), the one in the newer term.
+   */
   public Optional<RaftPeerId> currentLeader(RaftGroupId groupId) {
-    return servers().stream().filter(s -> s.isReadyLeader(groupId)).map(KvServer::id).findFirst();
+    return servers().stream().filter(s -> s.isReadyLeader(groupId))
+        .max(Comparator.comparingLong(s -> termOf(s, groupId))).map(KvServer::id);
+  }
+
+  private static long termOf(KvServer server, RaftGroupId groupId) {
+    try {
+      return server.division(groupId).getInfo().getCurrentTerm();
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   /** Waits for a ready leader of the group. */
@@ -295,13 +329,57 @@ public final class RatisCluster implements AutoCloseable {
     return awaitLeader(groupId, DEFAULT_TIMEOUT);
   }
 
-  /** Moves the group's leadership to {@code newLeader} and waits until it leads and is ready. */
-  public void transferLeadership(RaftGroupId groupId, RaftPeerId newLeader) throws IOException {
-    leaderOf(groupId);
-    try (KvClient client = client(groupId)) {
-      client.transferLeadership(newLeader, DEFAULT_TIMEOUT);
+  /** {@link #transferLeadership(RaftGroupId, RaftPeerId, Duration)} within {@link #DEFAULT_TIMEOUT}. */
+  public void transferLeadership(RaftGroupId groupId, RaftPeerId newLeader) {
+    transferLeadership(groupId, newLeader, DEFAULT_TIMEOUT);
+  }
+
+  /**
+   * Moves the group's leadership to {@code newLeader} and returns once it leads and is ready. Raft may
+   * refuse or lose a transfer (the old leader answers DIFFERENT_LEADER before it hears who won, another
+   * peer's election wins, the target is not up to date in time), so each refusal is retried, against
+   * whichever peer leads then, until the target leads or the deadline passes.
+   */
+  public void transferLeadership(RaftGroupId groupId, RaftPeerId newLeader, Duration timeout) {
+    if (group(groupId).getPeer(newLeader) == null) {
+      throw new IllegalArgumentException(newLeader + " is not a member of " + groupId + ", so it cannot lead it");
     }
-    Await.until(newLeader + " to lead " + groupId, DEFAULT_TIMEOUT, () -> server(newLeader).isReadyLeader(groupId));
+    Await.retrying(newLeader + " to lead " + groupId + " and be ready (a leadership transfer)", timeout, left -> {
+      final Optional<RaftPeerId> leader = currentLeader(groupId);
+      if (leader.isEmpty()) {
+        return Optional.empty(); // an election, perhaps the transfer's, is running
+      }
+      if (leader.get().equals(newLeader)) {
+        return leader;
+      }
+      try (KvClient admin = adminClient(groupId, leader.get())) {
+        admin.transferLeadership(newLeader, oneAttempt(left));
+      } catch (IOException e) {
+        LOG.info("transferring {} from {} to {} was refused, will retry: {}",
+            groupId, leader.get(), newLeader, e.toString());
+        throw e;
+      }
+      return Optional.empty(); // the next poll sees whether it leads and is ready
+    });
+  }
+
+  /**
+   * A client that asks {@code peer} once and leaves retrying to the caller's deadline: the default
+   * client would retry a timed-out request many times over, far past any deadline.
+   */
+  private KvClient adminClient(RaftGroupId groupId, RaftPeerId peer) {
+    return new KvClient(group(groupId), peer, new RaftProperties(), RetryPolicies.noRetry());
+  }
+
+  /** How long one request that Raft may refuse may block: at most what is left, at most {@link #ATTEMPT}. */
+  private static Duration oneAttempt(Duration left) {
+    return left.compareTo(ATTEMPT) < 0 ? Duration.ofMillis(Math.max(1, left.toMillis())) : ATTEMPT;
+  }
+
+  /** Waits until the peer has applied the group's log up to {@code index}. */
+  public void awaitApplied(RaftPeerId peer, RaftGroupId groupId, long index, Duration timeout) {
+    Await.retrying(peer + " to apply " + groupId + " up to index " + index, timeout,
+        left -> Optional.of(server(peer).division(groupId).getInfo().getLastAppliedIndex()).filter(i -> i >= index));
   }
 
   // ---- data -------------------------------------------------------------------------------
@@ -345,11 +423,26 @@ public final class RatisCluster implements AutoCloseable {
     return found;
   }
 
-  /** Makes the group's leader take a snapshot now and returns its log index. */
-  public long snapshot(RaftGroupId groupId) throws IOException {
-    final RaftPeerId leader = leaderOf(groupId);
-    try (KvClient client = client(groupId)) {
-      return client.takeSnapshot(leader, DEFAULT_TIMEOUT);
+  /**
+   * Makes the group's leader take a snapshot now and returns its log index; a request refused or
+   * timed out (leadership moved, a busy machine) is retried on whichever peer leads then.
+   */
+  public long snapshot(RaftGroupId groupId) {
+    return Await.retrying("a snapshot of " + groupId + " on its ready leader", DEFAULT_TIMEOUT, left -> {
+      final Optional<RaftPeerId> leader = currentLeader(groupId);
+      return leader.isEmpty() ? Optional.empty() : Optional.of(takeSnapshot(groupId, leader.get(), left));
+    });
+  }
+
+  /** Makes one peer, leader or follower, take a snapshot of the group now; returns its log index. */
+  public long snapshotOn(RaftPeerId peer, RaftGroupId groupId, Duration timeout) {
+    return Await.retrying("a snapshot of " + groupId + " on " + peer, timeout,
+        left -> Optional.of(takeSnapshot(groupId, peer, left)));
+  }
+
+  private long takeSnapshot(RaftGroupId groupId, RaftPeerId peer, Duration left) throws IOException {
+    try (KvClient admin = adminClient(groupId, peer)) {
+      return admin.takeSnapshot(peer, oneAttempt(left));
     }
   }
 

@@ -2,6 +2,7 @@ package dev.ratisoffload.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.refkv.FileListKvStateMachine;
@@ -20,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -45,7 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RatisClusterTest {
-  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration TIMEOUT = RatisCluster.DEFAULT_TIMEOUT;
 
   private Path root;
   private final RaftGroupId fileListGroup = RaftGroupId.randomId();
@@ -111,10 +114,33 @@ class RatisClusterTest {
   @Order(2)
   void leadershipCanBeTransferred() throws IOException {
     final RaftGroupId g = cluster.groupIds().get(0);
-    final RaftPeerId leader = cluster.leaderOf(g);
-    final RaftPeerId other = cluster.peerIds().stream().filter(p -> !p.equals(leader)).findFirst().orElseThrow();
-    cluster.transferLeadership(g, other);
-    assertEquals(other, cluster.leaderOf(g));
+    // Around every peer twice, back to back and under writes: a transfer may start while news of the
+    // last election is still spreading or find its target behind, when Raft answers DIFFERENT_LEADER,
+    // NotLeader or a timeout, and the helper must retry.
+    final AtomicBoolean writing = new AtomicBoolean(true);
+    final CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+      for (int batch = 0; writing.get(); batch++) {
+        try {
+          cluster.writeKeys(g, 100, "during-transfers-" + batch + "-");
+        } catch (IOException e) {
+          // refused while leadership moved; the next batch goes to the new leader
+        }
+      }
+    });
+    try {
+      for (int round = 0; round < 2; round++) {
+        for (RaftPeerId next : cluster.peerIds()) {
+          cluster.transferLeadership(g, next);
+          assertEquals(Optional.of(next), cluster.currentLeader(g), "the ready leader after a transfer to " + next);
+        }
+      }
+    } finally {
+      writing.set(false);
+      writer.join();
+    }
+    final RaftPeerId stranger = RaftPeerId.valueOf("stranger");
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> cluster.transferLeadership(g, stranger))
+        .getMessage().contains("stranger is not a member"), "a transfer to a non-member fails at once");
     try (KvClient client = cluster.client(g)) {
       client.put("after-transfer", "ok");
       assertEquals(Optional.of("ok"), client.getString("after-transfer"));
