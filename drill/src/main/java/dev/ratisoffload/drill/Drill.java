@@ -170,7 +170,7 @@ public final class Drill implements Callable<Integer> {
     Map<String, String> levels = new LinkedHashMap<>();
     levels.put("org.slf4j.simpleLogger.defaultLogLevel", verbose ? "info" : "off");
     for (String name : List.of("org.apache.ratis", "kafka", "org.apache.kafka", "state.change.logger", "org.gaul",
-        "org.eclipse.jetty", "org.jclouds", "jclouds")) {
+        "org.eclipse.jetty")) {
       levels.put("org.slf4j.simpleLogger.log." + name, verbose ? "warn" : "off");
     }
     levels.forEach((key, level) -> {

@@ -6,11 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
-import org.gaul.s3proxy.AuthenticationType;
 import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
+import org.gaul.s3proxy.auth.AuthenticationType;
+import org.gaul.s3proxy.blobstore.BlobStore;
+import org.gaul.s3proxy.nio2blob.FilesystemNio2BlobStore;
 
 /**
  * A real S3 API server (S3Proxy) in this JVM, on 127.0.0.1, storing objects in a directory.
@@ -33,7 +32,7 @@ public final class EmbeddedS3 implements AutoCloseable {
   private final boolean ownsDataDir;
   private int port; // 0 until the first start picks an ephemeral port
   private S3Proxy proxy;
-  private BlobStoreContext context;
+  private BlobStore blobStore;
 
   private EmbeddedS3(Path dataDir, boolean ownsDataDir) {
     this.dataDir = dataDir;
@@ -55,14 +54,9 @@ public final class EmbeddedS3 implements AutoCloseable {
   }
 
   private synchronized void startServer() throws IOException {
-    final Properties overrides = new Properties();
-    overrides.setProperty("jclouds.filesystem.basedir", dataDir.toString());
-    final BlobStoreContext newContext = ContextBuilder.newBuilder("filesystem-nio2")
-        .credentials("identity", "credential")
-        .overrides(overrides)
-        .build(BlobStoreContext.class);
+    final BlobStore newStore = new FilesystemNio2BlobStore(dataDir.toString());
     final S3Proxy newProxy = S3Proxy.builder()
-        .blobStore(newContext.getBlobStore())
+        .blobStore(newStore)
         .endpoint(URI.create("http://127.0.0.1:" + port))
         .awsAuthentication(AuthenticationType.AWS_V4, ACCESS_KEY, SECRET_KEY)
         .build();
@@ -72,11 +66,11 @@ public final class EmbeddedS3 implements AutoCloseable {
           () -> "STARTED".equals(newProxy.getState()));
     } catch (Exception | AssertionError e) {
       stopQuietly(newProxy);
-      newContext.close();
+      newStore.close();
       throw new IOException("cannot start S3Proxy on 127.0.0.1:" + port + ": " + e.getMessage(), e);
     }
     proxy = newProxy;
-    context = newContext;
+    blobStore = newStore;
     port = newProxy.getPort();
   }
 
@@ -84,9 +78,9 @@ public final class EmbeddedS3 implements AutoCloseable {
   public synchronized void stop() {
     if (proxy != null) {
       stopQuietly(proxy);
-      context.close();
+      blobStore.close();
       proxy = null;
-      context = null;
+      blobStore = null;
     }
   }
 
@@ -102,10 +96,10 @@ public final class EmbeddedS3 implements AutoCloseable {
 
   /** Creates a bucket directly in the backing store (no HTTP); the server must be running. */
   public synchronized void createBucket(String bucket) {
-    if (context == null) {
+    if (blobStore == null) {
       throw new IllegalStateException("the embedded S3 server is stopped; restart() it first");
     }
-    context.getBlobStore().createContainerInLocation(null, bucket);
+    blobStore.createContainer(bucket);
   }
 
   /** {@code http://127.0.0.1:<port>}. */
@@ -152,12 +146,12 @@ public final class EmbeddedS3 implements AutoCloseable {
   }
 
   /**
-   * S3Proxy, its Jetty and jclouds log every request at INFO and DEBUG. The project logs through
+   * S3Proxy and its Jetty log every request at INFO and DEBUG. The project logs through
    * slf4j-simple, which reads per-logger levels from system properties when a logger is created,
    * so default them to WARN before S3Proxy creates its loggers (a value set by the caller wins).
    */
   private static void quietLogging() {
-    for (String name : List.of("org.gaul", "org.eclipse.jetty", "org.jclouds", "jclouds")) {
+    for (String name : List.of("org.gaul", "org.eclipse.jetty")) {
       final String key = "org.slf4j.simpleLogger.log." + name;
       if (System.getProperty(key) == null) {
         System.setProperty(key, "warn");
