@@ -1,10 +1,10 @@
 package dev.ratisoffload.publish;
 
 import dev.ratisoffload.format.Manifest;
+import dev.ratisoffload.primitives.Futures;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 /** A file being published: its chunks' uploads and its digests, until they make its manifest entry. */
@@ -37,7 +37,7 @@ final class PendingFile {
    * this when one was); checks the MD5 Ratis recorded.
    */
   Manifest.FileEntry entry() throws IOException {
-    String md5 = done(digests.md5());
+    String md5 = Futures.await(digests.md5(), "hashing");
     if (file.expectedMd5() != null && !file.expectedMd5().equals(md5)) {
       throw new IOException("snapshot file " + file.path() + " has MD5 " + md5
           + " but Ratis recorded " + file.expectedMd5()
@@ -45,24 +45,13 @@ final class PendingFile {
     }
     List<Manifest.ChunkRef> refs = new ArrayList<>();
     for (int i = 0; i < chunks.size(); i++) {
-      String chunkSha = done(chunks.get(i));
+      String chunkSha = Futures.await(chunks.get(i), "uploading chunks");
       if (chunkSha == null) {
         throw new IllegalStateException("chunk " + i + " of " + file.path() + " was not uploaded");
       }
       refs.add(new Manifest.ChunkRef(chunkSha, sizes.get(i)));
     }
-    return new Manifest.FileEntry(file.path(), size, done(digests.sha256()),
+    return new Manifest.FileEntry(file.path(), size, Futures.await(digests.sha256(), "hashing"),
         file.expectedMd5() == null ? null : md5, refs);
-  }
-
-  private static String done(Future<String> future) throws IOException {
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while hashing", e);
-    } catch (ExecutionException e) {
-      throw new IOException("hashing failed: " + e.getCause(), e.getCause());
-    }
   }
 }

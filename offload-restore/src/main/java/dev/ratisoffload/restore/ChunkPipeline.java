@@ -3,6 +3,7 @@ package dev.ratisoffload.restore;
 import dev.ratisoffload.format.GenerationReader;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.primitives.DaemonThreads;
+import dev.ratisoffload.primitives.Futures;
 import dev.ratisoffload.primitives.Hashes;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
@@ -16,7 +17,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -130,7 +130,7 @@ final class ChunkPipeline implements AutoCloseable {
           break;
         }
         failIfDamaged(manifest, mismatch.get(), arrays);
-        byte[] bytes = await(next.bytes());
+        byte[] bytes = Futures.await(next.bytes(), "reading chunks");
         int size = next.chunk().size();
         open.out.write(bytes, 0, size);
         digest(open.sha, bytes, size, arrays, undigested); // after the write: the digest lane gives the array back
@@ -139,7 +139,7 @@ final class ChunkPipeline implements AutoCloseable {
       window.forEach(pending -> pending.bytes().cancel(true));
     }
     for (Future<?> check : checks) {
-      await(check);
+      Futures.await(check, "reading chunks");
     }
     failIfDamaged(manifest, mismatch.get(), arrays);
   }
@@ -222,20 +222,6 @@ final class ChunkPipeline implements AutoCloseable {
     }
   }
 
-
-  private static <T> T await(Future<T> chunk) throws IOException {
-    try {
-      return chunk.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while reading chunks", e);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new IllegalStateException("reading a chunk failed", e.getCause());
-    }
-  }
 
   @Override
   public void close() {

@@ -8,6 +8,7 @@ import dev.ratisoffload.format.Layout;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.format.VerificationRecords;
 import dev.ratisoffload.primitives.DaemonThreads;
+import dev.ratisoffload.primitives.Futures;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.ObjectStore;
@@ -19,7 +20,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -89,7 +89,7 @@ public final class GenerationCatalog {
       }
       List<Entry> entries = new ArrayList<>();
       for (Future<Entry> future : futures) {
-        entries.add(await(future));
+        entries.add(Futures.join(future, "reading manifests"));
       }
       return entries;
     } finally {
@@ -153,19 +153,5 @@ public final class GenerationCatalog {
       latest.putAll(VerificationRecords.latest(store, key.cluster(), key.group()));
     }
     return latest;
-  }
-
-  private static Entry await(Future<Entry> future) {
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while reading manifests", e);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new IllegalStateException(e.getCause());
-    }
   }
 }

@@ -3,6 +3,7 @@ package dev.ratisoffload.restore;
 import dev.ratisoffload.format.Manifest;
 import dev.ratisoffload.io.DurableFiles;
 import dev.ratisoffload.primitives.DaemonThreads;
+import dev.ratisoffload.primitives.Futures;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -75,7 +75,7 @@ final class GroupStager {
         }
       });
       for (Future<?> f : forced) {
-        awaitForced(f);
+        Futures.await(f, "forcing restored files to disk");
       }
     } finally {
       forcing.shutdownNow();
@@ -91,20 +91,6 @@ final class GroupStager {
     RatisDirectoryWriter.writeCurrent(stagingDir, plan.term(), manifest.term(), manifest.index(),
         plan.peers());
     DurableFiles.syncTree(stagingDir);
-  }
-
-  private static void awaitForced(Future<?> forced) throws IOException {
-    try {
-      forced.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while forcing restored files to disk", e);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof IOException io) {
-        throw io;
-      }
-      throw new IllegalStateException("forcing a restored file to disk failed", e.getCause());
-    }
   }
 
   /** Reports bytes as they are written; each write is a chunk that was already verified. */

@@ -7,12 +7,12 @@ import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.SegmentReader;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.primitives.DaemonThreads;
+import dev.ratisoffload.primitives.Futures;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -85,7 +85,7 @@ public final class ChainVerifier {
     }
     List<VerifyReport.PartitionResult> partitions = new ArrayList<>();
     for (Future<VerifyReport.PartitionResult> future : futures) {
-      partitions.add(join(future));
+      partitions.add(Futures.join(future, "verifying"));
     }
     if (partitionCount != null) {
       for (VerifyReport.PartitionResult p : partitions) {
@@ -154,20 +154,6 @@ public final class ChainVerifier {
     return new VerifyReport.PartitionResult(chain.partition(), chain.segments().size(), verified, first, last,
         records, holes.offsets, List.copyOf(holes.ranges), holes.ranges.size() >= holes.rangeCount,
         chain.storedBytes(), problems);
-  }
-
-  private static <T> T join(Future<T> future) {
-    try {
-      return future.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while verifying", e);
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException re) {
-        throw re;
-      }
-      throw new IllegalStateException(e.getCause());
-    }
   }
 
   /** Merges holes across segment boundaries and keeps the first {@link #MAX_LISTED_HOLES} ranges. */
