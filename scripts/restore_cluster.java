@@ -160,13 +160,13 @@ public class restore_cluster implements Callable<Integer> {
       }
       List<String> done = new ArrayList<>();
       for (Peer peer : targets) {
-        List<GroupPlan> mine = hosted.get(peer).groups();
-        if (mine.isEmpty()) {
+        RestorePlan write = writes.get(peer);
+        if (write == null) {
           out.println("restore: peer " + peer.id() + " hosts none of the restored groups; nothing to write");
           continue;
         }
         try {
-          restorer.restore(writes.get(peer), TransferListener.NONE);
+          restorer.restore(write, TransferListener.NONE);
         } catch (RuntimeException e) {
           if (!done.isEmpty()) {
             spec.commandLine().getErr().println("restore_cluster: peers " + String.join(", ", done)

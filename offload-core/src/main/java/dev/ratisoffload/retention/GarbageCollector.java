@@ -81,7 +81,9 @@ public final class GarbageCollector {
           report.otherSweep = other.get();
           return report;
         }
-        expire(cluster, group, policy, true, report);
+        // Listed after the sweep's marker and its look at the activity: a publish that ended before has
+        // its manifest here, and one that starts after waits for this sweep.
+        Map<GenerationId, Manifest> remaining = expire(cluster, group, policy, true, report);
         if (!policy.isEnabled()) {
           return report;
         }
@@ -91,8 +93,7 @@ public final class GarbageCollector {
           return report;
         }
         sweep.deleteAbandoned();
-        // Listed only after the sweep's marker: a publish that ended before has its manifest here.
-        collectChunks(cluster, group, readAll(cluster, group), sweep, report);
+        collectChunks(cluster, group, remaining, sweep, report);
       }
     } catch (StoreException e) {
       report.failure = e;

@@ -110,10 +110,7 @@ public final class ClusterRestorer {
     RestoreRequest request = plan.request();
     check(plan);
     try (DataDirectory directory = DataDirectory.open(request.dataDir())) {
-      directory.requireOwnedBy(request.cluster());
-      for (GroupPlan group : plan.groups()) {
-        directory.requireAbsent(group.group());
-      }
+      directory.requireOwnedBy(request.cluster()); // check() refused existing groups; commit() checks again
       requireSpace(directory.root(), plan.totalBytes());
       Map<GroupPlan, Path> staged = new LinkedHashMap<>();
       boolean complete = false;

@@ -47,14 +47,14 @@ public record GenerationCheck(String cluster, String group, Long index, Long ter
       BooleanSupplier removed) {
     GenerationId id = entry.stored().id();
     Long bytes = entry.manifest() == null ? null : entry.manifest().totalBytes();
-    if (problem == null) {
-      return new GenerationCheck(id.cluster(), id.group(), id.index(), id.term(), bytes, Verdict.OK, null);
-    }
-    return removed.getAsBoolean()
-        ? new GenerationCheck(id.cluster(), id.group(), id.index(), id.term(), bytes, Verdict.DELETED,
-            "removed from the store while it was checked (retention or offload gc), after: " + problem.getMessage())
-        : new GenerationCheck(id.cluster(), id.group(), id.index(), id.term(), bytes, Verdict.CORRUPT,
-            problem.getMessage());
+    Verdict verdict = problem == null ? Verdict.OK : removed.getAsBoolean() ? Verdict.DELETED : Verdict.CORRUPT;
+    String message = switch (verdict) {
+      case OK -> null;
+      case DELETED -> "removed from the store while it was checked (retention or offload gc), after: "
+          + problem.getMessage();
+      default -> problem.getMessage();
+    };
+    return new GenerationCheck(id.cluster(), id.group(), id.index(), id.term(), bytes, verdict, message);
   }
 
   /** The verdict on a named group of which the store holds no generation. */
