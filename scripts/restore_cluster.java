@@ -175,7 +175,8 @@ public class restore_cluster implements Callable<Integer> {
           throw e;
         }
         done.add(peer.id());
-        out.println("restore: peer " + peer.id() + ": " + mine.size() + " group(s) into " + peer.dataDir());
+        out.println("restore: peer " + peer.id() + ": " + write.groups().size() + " group(s) into "
+            + peer.dataDir());
       }
       printStartup(plan, targets, hosted, out);
       return ExitCodes.OK;

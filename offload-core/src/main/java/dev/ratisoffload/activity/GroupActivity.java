@@ -179,7 +179,7 @@ public final class GroupActivity {
 
   private Claim claim(String cluster, String group, String kind, String who) {
     deleteLeftovers();
-    Duration lifetime = kind.equals(Layout.PUBLISH_INTENT) ? grace : sweepLifetime;
+    Duration lifetime = lifetimeOf(kind);
     // The writer's own lifetime goes in the key: others judge its object by it, so a collector run with
     // another --chunk-grace than the servers' cannot take a live intent or marker for abandoned.
     String key = Layout.activityKey(cluster, group, kind, lifetime.toSeconds() + "s-" + UUID.randomUUID());
@@ -254,17 +254,18 @@ public final class GroupActivity {
    * never less than this side's own lifetime for its kind, so neither side can cut the other's short.
    */
   private Duration declaredLifetime(String unique, String kind) {
-    Duration own = kind.equals(Layout.PUBLISH_INTENT) ? grace : sweepLifetime;
+    Duration own = lifetimeOf(kind);
     Matcher m = DECLARED.matcher(unique);
     if (!m.matches()) {
       return own;
     }
-    try {
-      Duration declared = Duration.ofSeconds(Long.parseLong(m.group(1)));
-      return declared.compareTo(own) > 0 ? declared : own;
-    } catch (NumberFormatException e) {
-      return own;
-    }
+    Duration declared = Duration.ofSeconds(Long.parseLong(m.group(1))); // at most 12 digits: fits a long
+    return declared.compareTo(own) > 0 ? declared : own;
+  }
+
+  /** This side's lifetime for an object of the kind: the chunk grace for an intent, else a marker's. */
+  private Duration lifetimeOf(String kind) {
+    return kind.equals(Layout.PUBLISH_INTENT) ? grace : sweepLifetime;
   }
 
   /** Another's intent or marker, as listed, with the lifetime its writer declared. */

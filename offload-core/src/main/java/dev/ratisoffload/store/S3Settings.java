@@ -107,6 +107,12 @@ public record S3Settings(
     return region;
   }
 
+  /** The same settings with explicit credentials, found by the caller before the first request. */
+  public S3Settings withCredentials(AwsCredentialsProvider provider) {
+    return new S3Settings(region, endpoint, profile, pathStyle, encryption, kmsKeyId, checksum, provider,
+        multipartThreshold, partSize);
+  }
+
   public static Builder builder() {
     return new Builder();
   }

@@ -90,8 +90,7 @@ public record StoreDescription(StoreUri uri, S3Settings s3) {
 
   /** The same description with explicit credentials, found by the caller before the first request. */
   public StoreDescription withCredentials(AwsCredentialsProvider credentials) {
-    return new StoreDescription(uri, new S3Settings(s3.region(), s3.endpoint(), s3.profile(), s3.pathStyle(),
-        s3.encryption(), s3.kmsKeyId(), s3.checksum(), credentials, s3.multipartThreshold(), s3.partSize()));
+    return new StoreDescription(uri, s3.withCredentials(credentials));
   }
 
   /** Opens the store: a directory for {@code file:}, S3 for {@code s3:}; the caller closes it. */
