@@ -1,17 +1,18 @@
 package dev.ratisoffload.store;
 
-import dev.ratisoffload.io.ConcurrentTreeVisitor;
 import dev.ratisoffload.io.DurableFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -112,35 +113,60 @@ public final class DirectoryObjectStore implements ObjectStore {
   }
 
   @Override
-  public List<ObjectInfo> list(String prefix) {
+  public List<ObjectInfo> list(String prefix, String startAfter) {
     ObjectKeys.requireValidPrefix(prefix);
     // Walk only the deepest directory the prefix names in full.
     int slash = prefix.lastIndexOf('/');
     Path start = slash < 0 ? root : root.resolve(prefix.substring(0, slash));
-    if (!Files.isDirectory(start)) {
-      return List.of();
-    }
     List<ObjectInfo> objects = new ArrayList<>();
     try {
-      // A walk runs while other threads or processes put and delete: a temporary file renamed away,
-      // or an object deleted, between reading a directory and looking at the entry is not an error.
-      Files.walkFileTree(start, new ConcurrentTreeVisitor() {
-        @Override
-        public FileVisitResult visitFile(Path path, BasicFileAttributes attributes) {
-          if (attributes.isRegularFile() && !isTemporary(root.relativize(path))) {
-            String key = root.relativize(path).toString().replace('\\', '/');
-            if (key.startsWith(prefix)) {
-              head(key).ifPresent(objects::add);
-            }
-          }
-          return FileVisitResult.CONTINUE;
-        }
-      });
-    } catch (IOException | UncheckedIOException e) {
-      throw failure("list", prefix, e instanceof UncheckedIOException u ? u.getCause() : (IOException) e);
+      collect(start, prefix.substring(0, slash + 1), prefix, startAfter, objects);
+    } catch (IOException e) {
+      throw failure("list", prefix, e);
     }
     objects.sort(Comparator.comparing(ObjectInfo::key));
     return objects;
+  }
+
+  /**
+   * Adds the objects in {@code directory} (whose keys start with {@code base}) and below it. Names that
+   * sort at or before {@code startAfter}, and directories whose every key does, are passed over unread,
+   * so listing after the last key of a long chain costs its directory's names, not a look at each file.
+   * Puts and deletes run meanwhile: an entry gone between reading its directory and looking at it is
+   * skipped, not an error. Temporary files start with '.' and are never listed.
+   */
+  private void collect(Path directory, String base, String prefix, String startAfter, List<ObjectInfo> into)
+      throws IOException {
+    List<Path> entries = new ArrayList<>();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
+      stream.forEach(entries::add);
+    } catch (NoSuchFileException | NotDirectoryException gone) {
+      return;
+    } catch (DirectoryIteratorException e) {
+      throw e.getCause();
+    }
+    for (Path entry : entries) {
+      String name = entry.getFileName().toString();
+      String key = base + name;
+      boolean maybeObject = !name.startsWith(".") && key.startsWith(prefix) && key.compareTo(startAfter) > 0;
+      String below = key + "/";
+      boolean maybeDirectory = !name.startsWith(".") && (below.startsWith(prefix) || prefix.startsWith(below))
+          && (below.compareTo(startAfter) >= 0 || startAfter.startsWith(below));
+      if (!maybeObject && !maybeDirectory) {
+        continue;
+      }
+      BasicFileAttributes attributes;
+      try {
+        attributes = Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      } catch (NoSuchFileException gone) {
+        continue;
+      }
+      if (attributes.isDirectory() && maybeDirectory) {
+        collect(entry, below, prefix, startAfter, into);
+      } else if (attributes.isRegularFile() && maybeObject) {
+        into.add(new ObjectInfo(key, attributes.size(), attributes.lastModifiedTime().toInstant()));
+      }
+    }
   }
 
   @Override
@@ -166,16 +192,6 @@ public final class DirectoryObjectStore implements ObjectStore {
       throw new IllegalArgumentException("object key '" + key + "' escapes the store root");
     }
     return path;
-  }
-
-  /** Whether a path relative to the root names a temporary file (the root's own path may hold dots). */
-  private static boolean isTemporary(Path relative) {
-    for (Path part : relative) {
-      if (part.toString().startsWith(".")) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private StoreException failure(String action, String key, IOException e) {

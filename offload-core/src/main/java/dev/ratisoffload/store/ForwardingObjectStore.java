@@ -43,8 +43,8 @@ public abstract class ForwardingObjectStore implements ObjectStore {
   }
 
   @Override
-  public List<ObjectInfo> list(String prefix) {
-    return call(prefix, () -> delegate.list(prefix));
+  public List<ObjectInfo> list(String prefix, String startAfter) {
+    return call(prefix, () -> delegate.list(prefix, startAfter));
   }
 
   @Override

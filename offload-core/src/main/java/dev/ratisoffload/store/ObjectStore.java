@@ -42,7 +42,16 @@ public interface ObjectStore extends AutoCloseable {
   Optional<ObjectInfo> head(String key);
 
   /** Every object whose key starts with {@code prefix}, in key order (all pages). */
-  List<ObjectInfo> list(String prefix);
+  default List<ObjectInfo> list(String prefix) {
+    return list(prefix, "");
+  }
+
+  /**
+   * The objects of {@link #list(String)} whose key sorts strictly after {@code startAfter} ("" for all),
+   * so a reader that remembers the last key it saw lists only what is new, however long the listing.
+   * Wrappers override this method, not the one without a start.
+   */
+  List<ObjectInfo> list(String prefix, String startAfter);
 
   /** Deletes the object; deleting an absent key is not an error. */
   void delete(String key);

@@ -307,11 +307,13 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   @Override
-  public List<ObjectInfo> list(String keyPrefix) {
+  public List<ObjectInfo> list(String keyPrefix, String startAfter) {
     ObjectKeys.requireValidPrefix(keyPrefix);
     List<ObjectInfo> objects = new ArrayList<>();
     try {
-      for (S3Object object : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix + keyPrefix))
+      // Keys are ASCII, so S3's order (UTF-8 bytes) is the key order of the other stores.
+      for (S3Object object : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix + keyPrefix)
+              .startAfter(startAfter.isEmpty() ? null : prefix + startAfter))
           .contents()) {
         objects.add(new ObjectInfo(object.key().substring(prefix.length()), object.size(),
             object.lastModified()));

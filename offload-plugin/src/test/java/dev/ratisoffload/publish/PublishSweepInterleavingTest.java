@@ -191,8 +191,8 @@ class PublishSweepInterleavingTest {
     }
 
     @Override
-    public List<ObjectInfo> list(String prefix) {
-      List<ObjectInfo> listed = super.list(prefix);
+    public List<ObjectInfo> list(String prefix, String startAfter) {
+      List<ObjectInfo> listed = super.list(prefix, startAfter);
       afterList.accept(prefix);
       return listed;
     }

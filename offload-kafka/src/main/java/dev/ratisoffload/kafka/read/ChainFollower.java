@@ -19,6 +19,10 @@ import org.apache.kafka.common.Uuid;
  * <p>The follower never skips: if the next segment does not start at the expected offset (a gap or an
  * overlap in the chain) it throws {@link IntegrityException} naming the offsets, and a later poll
  * throws the same until the chain is repaired.
+ *
+ * <p>Each poll lists only the keys after the last segment it took or passed over (segment keys sort in
+ * offset order, and a backup only ever adds segments after the chain's end), so polling a chain of a
+ * million segments costs what polling one of ten does.
  */
 public final class ChainFollower {
 
@@ -30,6 +34,8 @@ public final class ChainFollower {
   private long nextOffset;
   private boolean started;
   private boolean exact;
+  /** The key of the last segment taken or passed over; "" before the first. */
+  private String listedUpTo = "";
 
   /**
    * @param fromOffset the offset the caller needs next; empty to start at the chain's first segment
@@ -59,7 +65,7 @@ public final class ChainFollower {
    */
   public List<StoredSegment> poll() {
     List<StoredSegment> all = new ArrayList<>();
-    for (ObjectInfo object : store.list(KafkaLayout.partitionPrefix(cluster, topic, topicId, partition))) {
+    for (ObjectInfo object : store.list(KafkaLayout.partitionPrefix(cluster, topic, topicId, partition), listedUpTo)) {
       Optional<SegmentKey> key = KafkaLayout.parseSegmentKey(object.key());
       key.ifPresent(k -> all.add(new StoredSegment(k, object.size())));
     }
@@ -67,6 +73,7 @@ public final class ChainFollower {
     List<StoredSegment> next = new ArrayList<>();
     for (StoredSegment segment : all) {
       if (started && segment.lastOffset() < nextOffset) {
+        listedUpTo = segment.key();
         continue;
       }
       boolean fits = !started
@@ -81,6 +88,7 @@ public final class ChainFollower {
             + " are in no segment)" : " (it overlaps the one before)") + "; run `offload kafka verify`");
       }
       next.add(segment);
+      listedUpTo = segment.key();
       nextOffset = segment.lastOffset() + 1;
       started = true;
       exact = true;
