@@ -63,6 +63,31 @@ public final class Converters {
     }
   }
 
+  /** A size in bytes: a number, with an optional unit B, KB, MB, GB, TB (powers of 1000) or KiB to TiB (of 1024). */
+  public static final class ByteSize implements ITypeConverter<Long> {
+    private static final Pattern SIZE = Pattern.compile("([0-9]{1,18})\\s*([KMGT]i?B|B)?");
+    private static final String UNITS = "BKMGT";
+
+    @Override
+    public Long convert(String text) {
+      var m = SIZE.matcher(text.trim());
+      if (m.matches()) {
+        String unit = m.group(2) == null ? "B" : m.group(2);
+        long base = unit.contains("i") ? 1024 : 1000;
+        long factor = 1;
+        for (int i = 0; i < UNITS.indexOf(unit.charAt(0)); i++) {
+          factor *= base;
+        }
+        long number = Long.parseLong(m.group(1));
+        if (number > 0 && number <= Long.MAX_VALUE / factor) {
+          return number * factor;
+        }
+      }
+      throw new TypeConversionException("'" + text + "' is not a size: expected a positive number of bytes,"
+          + " optionally with a unit, such as 500MB, 20GiB or 2TiB");
+    }
+  }
+
   /** A group's UUID, in any case; written lowercase as Ratis names its directory. */
   public static final class Group implements ITypeConverter<String> {
     @Override

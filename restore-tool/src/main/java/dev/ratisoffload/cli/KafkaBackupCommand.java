@@ -6,12 +6,17 @@ import dev.ratisoffload.kafka.backup.BackupSummary;
 import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
 import dev.ratisoffload.kafka.backup.StopSignals;
 import dev.ratisoffload.kafka.backup.TerminalProgress;
+import dev.ratisoffload.kafka.gc.ChainCollector;
+import dev.ratisoffload.kafka.gc.ChainRetention;
+import dev.ratisoffload.kafka.gc.RetentionWhileBackingUp;
+import dev.ratisoffload.kafka.read.SegmentSource;
 import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -28,6 +33,8 @@ import picocli.CommandLine.ParameterException;
         "Without --follow it stops once every partition is stored up to where it ended at the start. "
             + "With --follow it keeps the backup current until SIGTERM or SIGINT, which store the open "
             + "segments and exit 0.",
+        "With --keep-within or --keep-bytes it removes, after each stored segment, what offload kafka gc with "
+            + "the same flags would remove from that partition's chain.",
         "Transactional topics are read with read_committed: aborted records and transaction markers, like "
             + "offsets removed by compaction, are recorded as holes, not as lost data."},
     footerHeading = "%nExamples:%n",
@@ -79,11 +86,18 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
           + "(deleted and created again); the old backup is kept beside it.")
   private boolean acceptRecreatedTopic;
 
+  @Mixin
+  private ChainRetentionOptions retentionOptions;
+
   @Override
   public Integer call() {
     BackupSettings settings = settings();
+    Optional<ChainRetention> retention = retentionOptions.retention(spec);
     try (ObjectStore store = openStore()) {
-      KafkaTopicBackup backup = new KafkaTopicBackup(settings, store, listener());
+      BackupListener listener = retention.<BackupListener>map(r -> new RetentionWhileBackingUp(listener(),
+          new ChainCollector(new SegmentSource(store), r), warning -> err().println("offload kafka backup: " + warning)))
+          .orElseGet(this::listener);
+      KafkaTopicBackup backup = new KafkaTopicBackup(settings, store, listener);
       StopSignals.onTermOrInt(backup::requestStop);
       BackupSummary summary = backup.run();
       print(summary);

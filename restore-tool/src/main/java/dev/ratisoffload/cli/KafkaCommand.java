@@ -9,15 +9,16 @@ import picocli.CommandLine.Spec;
 @Command(name = "kafka",
     mixinStandardHelpOptions = true,
     description = "Backs up Kafka topics into the store as chains of immutable segments (one chain per "
-        + "partition), lists and verifies them, and restores them into a cluster, once or following.",
+        + "partition), lists and verifies them, removes their oldest segments by a retention policy, and restores them into a cluster, once or following.",
     subcommands = {KafkaBackupCommand.class, KafkaRestoreCommand.class, KafkaListCommand.class, KafkaVerifyCommand.class,
-        CommandLine.HelpCommand.class},
+        KafkaGcCommand.class, CommandLine.HelpCommand.class},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload kafka backup --bootstrap-server kafka1:9092 --topic orders \\",
         "      --store s3://backups/kafka --cluster orders-prod --follow",
         "  offload kafka list --store s3://backups/kafka --cluster orders-prod",
         "  offload kafka verify --store s3://backups/kafka --cluster orders-prod --topic orders",
+        "  offload kafka gc --store s3://backups/kafka --cluster orders-prod --keep-within 30d --apply",
         "  offload kafka restore --store s3://backups/kafka --cluster orders-prod --topic orders \\",
         "      --bootstrap-server kafka2:9092 --create-topic"})
 final class KafkaCommand implements Runnable {
@@ -28,6 +29,6 @@ final class KafkaCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a subcommand is required: backup, restore, list or verify");
+        "a subcommand is required: backup, restore, list, verify or gc");
   }
 }

@@ -13,18 +13,22 @@ import org.apache.kafka.common.Uuid;
  * <pre>
  * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/topic-&lt;version, 10 digits&gt;.manifest
  * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/&lt;partition, 10 digits&gt;/&lt;first offset, 19 digits&gt;-&lt;last offset, 19 digits&gt;.segment
+ * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/&lt;partition, 10 digits&gt;/chain-start-&lt;first offset, 19 digits&gt;
  * </pre>
  *
  * The topic id (Kafka's, in its own base64 form) separates a topic from one deleted and created again
  * under the same name: each has its own chains. Zero-padded numbers make key order the order of
  * versions and offsets, and put each segment's range in its name, so a listing shows the chain's order
- * and any gap or overlap. The topic's key segment is {@link TopicNames#toKeySegment}.
+ * and any gap or overlap. The topic's key segment is {@link TopicNames#toKeySegment}. A chain-start
+ * marker says that {@code kafka gc} removed the chain's segments before an offset ({@link ChainStartMarker}).
  */
 public final class KafkaLayout {
 
   public static final String ROOT = "kafka/";
   private static final Pattern SEGMENT_KEY = Pattern.compile(
       "kafka/([^/]+)/([^/]+)/([A-Za-z0-9_-]{22})/([0-9]{10})/([0-9]{19})-([0-9]{19})\\.segment");
+  private static final Pattern CHAIN_START_KEY = Pattern.compile(
+      "kafka/([^/]+)/([^/]+)/([A-Za-z0-9_-]{22})/([0-9]{10})/chain-start-([0-9]{19})");
   private static final Pattern MANIFEST_KEY = Pattern.compile(
       "kafka/([^/]+)/([^/]+)/([A-Za-z0-9_-]{22})/topic-([0-9]{10})\\.manifest");
 
@@ -116,6 +120,23 @@ public final class KafkaLayout {
     }
   }
 
+  /** Where the marker of a chain trimmed to start at {@code firstOffset} lives. */
+  public record ChainStartKey(String cluster, String topic, Uuid topicId, int partition, long firstOffset) {
+
+    public ChainStartKey {
+      ClusterIds.require(cluster);
+      TopicNames.requireValid(topic);
+      requireTopicId(topicId);
+      if (partition < 0 || firstOffset < 0) {
+        throw new IllegalArgumentException("invalid chain start: partition " + partition + ", offset " + firstOffset);
+      }
+    }
+
+    public String key() {
+      return partitionPrefix(cluster, topic, topicId, partition) + String.format("chain-start-%019d", firstOffset);
+    }
+  }
+
   /** Where a topic manifest lives: one version of what the backup knows about a topic incarnation. */
   public record ManifestKey(String cluster, String topic, Uuid topicId, int version) {
 
@@ -143,6 +164,21 @@ public final class KafkaLayout {
       SegmentKey parsed = new SegmentKey(m.group(1), TopicNames.fromKeySegment(m.group(2)),
           Uuid.fromString(m.group(3)), Integer.parseInt(m.group(4)), Long.parseLong(m.group(5)),
           Long.parseLong(m.group(6)));
+      return parsed.key().equals(key) ? Optional.of(parsed) : Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Parses a chain-start marker's key; empty for any other key. */
+  public static Optional<ChainStartKey> parseChainStartKey(String key) {
+    Matcher m = CHAIN_START_KEY.matcher(key);
+    if (!m.matches()) {
+      return Optional.empty();
+    }
+    try {
+      ChainStartKey parsed = new ChainStartKey(m.group(1), TopicNames.fromKeySegment(m.group(2)),
+          Uuid.fromString(m.group(3)), Integer.parseInt(m.group(4)), Long.parseLong(m.group(5)));
       return parsed.key().equals(key) ? Optional.of(parsed) : Optional.empty();
     } catch (IllegalArgumentException e) {
       return Optional.empty();

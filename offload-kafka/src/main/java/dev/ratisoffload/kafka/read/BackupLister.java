@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.read;
 
+import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.primitives.DaemonThreads;
@@ -100,6 +101,7 @@ public final class BackupLister {
     StoredSegment last = chain.last().orElseThrow();
     return new ListReport.PartitionListing(chain.partition(), chain.segments().size(), first.firstOffset(),
         last.lastOffset(), records, holes, chain.storedBytes(), newest >= 0 ? Instant.ofEpochMilli(newest) : null,
-        chain.breaks().size(), problems);
+        chain.breaks().size(), problems,
+        chain.trimmedStart().map(KafkaLayout.ChainStartKey::firstOffset).orElse(null));
   }
 }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.read;
 
+import dev.ratisoffload.kafka.format.ChainStartMarker;
 import dev.ratisoffload.kafka.format.Hole;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
 import dev.ratisoffload.kafka.format.SegmentEntry;
@@ -25,7 +26,9 @@ import java.util.concurrent.Future;
  *   <li>every segment: its whole body and SHA-256, and that its header states the range its key names;</li>
  *   <li>every chain: consecutive segments join with no gap or overlap, each names its predecessor's
  *       SHA-256 (so a segment replaced, reordered or removed from the middle is caught, and a first
- *       segment that names a predecessor shows the start of the chain is missing);</li>
+ *       segment that names a predecessor shows the start of the chain is missing, unless {@code kafka gc}
+ *       removed it: then the newest chain-start marker names an offset at or after the first segment's,
+ *       and the segment starting there is the one the marker's SHA-256 names);</li>
  *   <li>partitions fit the manifest's partition count; no stray object sits in the tree.</li>
  * </ul>
  *
@@ -108,6 +111,15 @@ public final class ChainVerifier {
     StoredSegment previous = null;
     String previousSha = null;
     boolean previousKnown = false;
+    Optional<ChainStartMarker> trimmed = Optional.empty();
+    if (chain.trimmedStart().isPresent()) {
+      try {
+        trimmed = Optional.of(source.readChainStart(chain.trimmedStart().get()));
+      } catch (IntegrityException e) {
+        problems.add(e.getMessage());
+      }
+    }
+    boolean trimmedStartFound = false;
     for (StoredSegment segment : chain.segments()) {
       Optional<ChainBreak> chainBreak =
           previous == null ? Optional.empty() : ChainBreak.between(previous, segment);
@@ -133,7 +145,15 @@ public final class ChainVerifier {
         verified++;
         records += segmentRecords;
         segmentHoles.forEach(holes::add);
-        if (previous == null && header.previousSha256() != null) {
+        boolean trimmedHere = trimmed.isPresent() && trimmed.get().firstOffset() == segment.firstOffset();
+        if (trimmedHere && !trimmed.get().segmentSha256().equals(header.sha256())) {
+          problems.add("segment " + segment.key() + " is not the one kafka gc kept as the start of the chain of "
+              + chain.describe() + ": its SHA-256 is " + header.sha256() + ", the chain-start marker names "
+              + trimmed.get().segmentSha256());
+        }
+        trimmedStartFound |= trimmedHere;
+        boolean startRemovedByGc = trimmed.isPresent() && segment.firstOffset() <= trimmed.get().firstOffset();
+        if (previous == null && header.previousSha256() != null && !startRemovedByGc) {
           problems.add("the start of the chain of " + chain.describe() + " is missing: its first segment "
               + segment.key() + " names a predecessor with SHA-256 " + header.previousSha256());
         } else if (previous != null && joined && previousKnown && !java.util.Objects.equals(previousSha,
@@ -148,6 +168,10 @@ public final class ChainVerifier {
         previousKnown = false;
       }
       previous = segment;
+    }
+    if (trimmed.isPresent() && !trimmedStartFound) {
+      problems.add("the chain-start marker of " + chain.describe() + " says kafka gc kept the chain from offset "
+          + trimmed.get().firstOffset() + ", but no intact segment starts there");
     }
     Long first = chain.first().map(StoredSegment::firstOffset).orElse(null);
     Long last = chain.last().map(StoredSegment::lastOffset).orElse(null);

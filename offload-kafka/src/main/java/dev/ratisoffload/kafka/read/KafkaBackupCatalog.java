@@ -1,6 +1,7 @@
 package dev.ratisoffload.kafka.read;
 
 import dev.ratisoffload.kafka.format.KafkaLayout;
+import dev.ratisoffload.kafka.format.KafkaLayout.ChainStartKey;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
 import dev.ratisoffload.store.ObjectInfo;
@@ -16,7 +17,8 @@ import org.apache.kafka.common.Uuid;
 
 /**
  * What a store holds of a cluster's Kafka backups, from one listing: every topic incarnation with its
- * manifests and partition chains, and any key under the tree that is neither.
+ * manifests and partition chains (with their chain-start markers), and any key under the tree that is
+ * none of these. A marker of a partition without segments is such a stray key.
  */
 public final class KafkaBackupCatalog {
 
@@ -46,6 +48,7 @@ public final class KafkaBackupCatalog {
     record Id(String topic, Uuid topicId) {}
     Map<Id, List<ManifestKey>> manifests = new LinkedHashMap<>();
     Map<Id, Map<Integer, List<StoredSegment>>> segments = new LinkedHashMap<>();
+    Map<Id, Map<Integer, List<ChainStartKey>>> starts = new LinkedHashMap<>();
     List<String> stray = new ArrayList<>();
     for (ObjectInfo object : objects) {
       if (!object.key().startsWith(prefix)) {
@@ -57,6 +60,13 @@ public final class KafkaBackupCatalog {
         segments.computeIfAbsent(new Id(s.topic(), s.topicId()), k -> new TreeMap<>())
             .computeIfAbsent(s.partition(), k -> new ArrayList<>())
             .add(new StoredSegment(s, object.size()));
+        continue;
+      }
+      Optional<ChainStartKey> start = KafkaLayout.parseChainStartKey(object.key());
+      if (start.isPresent()) {
+        ChainStartKey c = start.get();
+        starts.computeIfAbsent(new Id(c.topic(), c.topicId()), k -> new TreeMap<>())
+            .computeIfAbsent(c.partition(), k -> new ArrayList<>()).add(c);
         continue;
       }
       Optional<ManifestKey> manifest = KafkaLayout.parseManifestKey(object.key());
@@ -74,10 +84,22 @@ public final class KafkaBackupCatalog {
       List<ManifestKey> versions = new ArrayList<>(manifests.getOrDefault(id, List.of()));
       versions.sort(Comparator.comparingInt(ManifestKey::version));
       TreeMap<Integer, PartitionChain> chains = new TreeMap<>();
+      Map<Integer, List<ChainStartKey>> startsOfId = starts.getOrDefault(id, Map.of());
       segments.getOrDefault(id, Map.of()).forEach((partition, list) ->
-          chains.put(partition, new PartitionChain(cluster, id.topic(), id.topicId(), partition, list)));
+          chains.put(partition, new PartitionChain(cluster, id.topic(), id.topicId(), partition, list,
+              startsOfId.getOrDefault(partition, List.of()))));
+      startsOfId.forEach((partition, list) -> {
+        if (!chains.containsKey(partition)) {
+          list.forEach(c -> stray.add(c.key()));
+        }
+      });
       byId.put(id, new TopicIncarnation(cluster, id.topic(), id.topicId(), List.copyOf(versions), chains));
     }
+    starts.forEach((id, byPartition) -> {
+      if (!byId.containsKey(id)) {
+        byPartition.values().forEach(list -> list.forEach(c -> stray.add(c.key())));
+      }
+    });
     List<TopicIncarnation> all = new ArrayList<>(byId.values());
     all.sort(Comparator.comparing(TopicIncarnation::topic).thenComparing(i -> i.topicId().toString()));
     return new KafkaBackupCatalog(cluster, List.copyOf(all), List.copyOf(stray));
@@ -101,7 +123,7 @@ public final class KafkaBackupCatalog {
   }
 
   /** Keys under the cluster's Kafka tree that name neither a segment nor a manifest. */
-  List<String> strayKeys() {
+  public List<String> strayKeys() {
     return strayKeys;
   }
 }

@@ -42,10 +42,11 @@ public final class KafkaReports {
       b.append(String.format(Locale.ROOT, "  %9s  %-31s  %12s  %10s  %9s  %10s  %s%n", "partition", "offsets",
           "records", "holes", "segments", "stored", "newest record"));
       for (ListReport.PartitionListing p : t.partitions()) {
-        b.append(String.format(Locale.ROOT, "  %9d  %-31s  %,12d  %,10d  %,9d  %10s  %s%s%n", p.partition(),
+        b.append(String.format(Locale.ROOT, "  %9d  %-31s  %,12d  %,10d  %,9d  %10s  %s%s%s%n", p.partition(),
             p.firstOffset() + "-" + p.lastOffset(), p.records(), p.holeOffsets(), p.segments(),
             ByteSizes.format(p.storedBytes()), p.newestRecord() == null ? "-" : p.newestRecord(),
-            p.breaks() > 0 ? "  (" + p.breaks() + " breaks: run kafka verify)" : ""));
+            p.breaks() > 0 ? "  (" + p.breaks() + " breaks: run kafka verify)" : "",
+            p.trimmedBelow() == null ? "" : "  (offsets before " + p.trimmedBelow() + " removed by kafka gc)"));
         p.problems().forEach(problem -> b.append("    problem: ").append(problem).append('\n'));
       }
     }

@@ -22,7 +22,10 @@ public record ListReport(String cluster, List<TopicListing> topics, List<String>
    * @param newestRecord the greatest record timestamp in the chain, or null when no record has one
    * @param breaks gaps and overlaps between segments, from their names
    * @param problems headers that could not be read
+   * @param trimmedBelow where {@code kafka gc} last made the chain start (its offsets before are removed),
+   *     or null when it never trimmed the chain
    */
   public record PartitionListing(int partition, int segments, long firstOffset, long lastOffset, long records,
-      long holeOffsets, long storedBytes, Instant newestRecord, int breaks, List<String> problems) {}
+      long holeOffsets, long storedBytes, Instant newestRecord, int breaks, List<String> problems,
+      Long trimmedBelow) {}
 }

@@ -1,18 +1,33 @@
 package dev.ratisoffload.kafka.read;
 
+import dev.ratisoffload.kafka.format.KafkaLayout.ChainStartKey;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.Uuid;
 
-/** The segments of one partition of one topic incarnation, in offset order, as their names describe them. */
-public record PartitionChain(String cluster, String topic, Uuid topicId, int partition, List<StoredSegment> segments) {
+/**
+ * The segments of one partition of one topic incarnation, in offset order, as their names describe them,
+ * and the chain-start markers {@code kafka gc} left when it removed the chain's first segments.
+ */
+public record PartitionChain(String cluster, String topic, Uuid topicId, int partition, List<StoredSegment> segments,
+    List<ChainStartKey> starts) {
 
   public PartitionChain {
     segments = segments.stream()
         .sorted(Comparator.comparingLong(StoredSegment::firstOffset).thenComparingLong(StoredSegment::lastOffset))
         .toList();
+    starts = starts.stream().sorted(Comparator.comparingLong(ChainStartKey::firstOffset)).toList();
+  }
+
+  public PartitionChain(String cluster, String topic, Uuid topicId, int partition, List<StoredSegment> segments) {
+    this(cluster, topic, topicId, partition, segments, List.of());
+  }
+
+  /** The newest chain-start marker: where gc last trimmed the chain to start; empty if it never did. */
+  public Optional<ChainStartKey> trimmedStart() {
+    return starts.isEmpty() ? Optional.empty() : Optional.of(starts.get(starts.size() - 1));
   }
 
   public Optional<StoredSegment> first() {

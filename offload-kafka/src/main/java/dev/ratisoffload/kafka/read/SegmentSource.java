@@ -1,6 +1,8 @@
 package dev.ratisoffload.kafka.read;
 
+import dev.ratisoffload.kafka.format.ChainStartMarker;
 import dev.ratisoffload.kafka.format.CorruptSegmentException;
+import dev.ratisoffload.kafka.format.KafkaLayout.ChainStartKey;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
 import dev.ratisoffload.kafka.format.SegmentEntry;
 import dev.ratisoffload.kafka.format.SegmentHeader;
@@ -94,14 +96,7 @@ public final class SegmentSource {
 
   /** Reads a topic manifest and checks it names what its key names. */
   public TopicManifest readManifest(ManifestKey key) {
-    byte[] bytes;
-    try (InputStream in = store.get(key.key())) {
-      bytes = in.readNBytes(TopicManifestCodec.MAX_BYTES + 1);
-    } catch (ObjectNotFoundException e) {
-      throw new IntegrityException("topic manifest " + key.key() + " was listed but is gone");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + key.key() + " from " + store.describe(), e);
-    }
+    byte[] bytes = readSmall("topic manifest", key.key(), TopicManifestCodec.MAX_BYTES);
     TopicManifest manifest = TopicManifestCodec.decode(bytes, key.key());
     if (!manifest.cluster().equals(key.cluster()) || !manifest.topic().equals(key.topic())
         || !manifest.topicId().equals(key.topicId().toString())) {
@@ -110,6 +105,22 @@ public final class SegmentSource {
           + ", not what its key names");
     }
     return manifest;
+  }
+
+  /** Reads a chain-start marker and checks it names the offset its key names. */
+  public ChainStartMarker readChainStart(ChainStartKey key) {
+    return ChainStartMarker.decode(readSmall("chain-start marker", key.key(), ChainStartMarker.MAX_BYTES), key);
+  }
+
+  /** At most {@code max + 1} bytes of a listed object, so the decoder sees one that is too big. */
+  private byte[] readSmall(String what, String key, int max) {
+    try (InputStream in = store.get(key)) {
+      return in.readNBytes(max + 1);
+    } catch (ObjectNotFoundException e) {
+      throw new IntegrityException(what + " " + key + " was listed but is gone");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + key + " from " + store.describe(), e);
+    }
   }
 
   private static void check(StoredSegment segment, SegmentHeader header) {

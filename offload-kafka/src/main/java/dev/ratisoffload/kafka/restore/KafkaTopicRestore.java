@@ -181,8 +181,8 @@ public final class KafkaTopicRestore {
     if (!missing.isEmpty()) {
       throw new KafkaOffloadException(Kind.INCONSISTENT, "the backup of " + backup.incarnation().describe()
           + " has no record at " + String.join("; ", missing) + " (holes: compaction, transaction markers,"
-          + " aborted transactions, or records removed before the backup began), so --offsets preserve cannot"
-          + " reproduce it; restore with --offsets renumber. Nothing was written");
+          + " aborted transactions, records removed before the backup began or by kafka gc), so --offsets preserve"
+          + " cannot reproduce it; restore with --offsets renumber. Nothing was written");
     }
   }
 

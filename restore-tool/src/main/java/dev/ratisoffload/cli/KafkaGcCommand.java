@@ -1,0 +1,97 @@
+package dev.ratisoffload.cli;
+
+import dev.ratisoffload.kafka.gc.ChainCollector;
+import dev.ratisoffload.kafka.gc.ChainResult;
+import dev.ratisoffload.kafka.gc.ChainRetention;
+import dev.ratisoffload.kafka.read.SegmentSource;
+import dev.ratisoffload.primitives.ByteSizes;
+import dev.ratisoffload.store.ObjectStore;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** {@code offload kafka gc}: removes the oldest segments of each partition's chain by a retention policy. */
+@Command(name = "gc",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Removes whole segments from the start of each partition's chain: those holding only records older "
+            + "than --keep-within before the chain's newest record, and those beyond the newest segments that "
+            + "fit --keep-bytes (a segment goes when either rule lets it go). The newest segment of a chain is "
+            + "always kept. Without --apply it only prints what it would remove.",
+        "Before removing anything it stores a chain-start marker naming the first kept segment, so the chain "
+            + "stays verifiable however the run ends; kafka list then shows the offsets the chain still covers "
+            + "and a restore starts at its first kept segment.",
+        "A chain with a gap or an overlap, an unexpected object, or a header or marker that cannot be read "
+            + "has nothing removed, and the run exits 3 naming why; the other chains are still collected."},
+    footerHeading = "%nExamples:%n",
+    footer = {
+        "  offload kafka gc --store s3://backups/kafka --cluster orders-prod --keep-within 7d",
+        "  offload kafka gc --store s3://backups/kafka --cluster orders-prod --topic orders \\",
+        "      --keep-within 30d --keep-bytes 500GiB --apply"})
+final class KafkaGcCommand extends KafkaReportCommand<List<ChainResult>> implements ErrorReporter.Advising {
+
+  @Mixin
+  private ChainRetentionOptions retentionOptions;
+
+  @Option(names = "--apply", description = "Remove what the plan says. Without it nothing is changed.")
+  private boolean apply;
+
+  @Override
+  List<ChainResult> read(ObjectStore store, String cluster, Optional<String> topic) {
+    ChainRetention retention = retentionOptions.retention(spec)
+        .orElseThrow(() -> new ParameterException(spec.commandLine(), "say what to keep: --keep-within DURATION,"
+            + " --keep-bytes SIZE, or both"));
+    return new ChainCollector(new SegmentSource(store), retention).collect(cluster, topic, apply);
+  }
+
+  @Override
+  boolean isEmpty(List<ChainResult> report) {
+    return report.isEmpty();
+  }
+
+  @Override
+  String text(List<ChainResult> report) {
+    StringBuilder b = new StringBuilder();
+    for (ChainResult r : report) {
+      b.append(r.describe()).append(": ");
+      if (r.refused() != null) {
+        b.append("REFUSED, nothing removed: ").append(r.refused());
+      } else if (r.removedSegments() == 0) {
+        b.append("nothing to remove; keeps offsets ").append(r.keptFirst()).append('-').append(r.keptLast());
+      } else {
+        b.append(r.applied() ? "removed " : "would remove ").append(r.removedSegments()).append(" segments, offsets ")
+            .append(r.removedFirst()).append('-').append(r.removedLast()).append(", ")
+            .append(ByteSizes.format(r.removedBytes())).append("; keeps offsets ").append(r.keptFirst()).append('-')
+            .append(r.keptLast());
+      }
+      b.append('\n');
+    }
+    if (!apply && report.stream().anyMatch(r -> r.removedSegments() > 0)) {
+      b.append("dry run: nothing was removed; run again with --apply to remove it\n");
+    }
+    return b.toString();
+  }
+
+  @Override
+  int conclude(List<ChainResult> report) {
+    List<ChainResult> refused = report.stream().filter(r -> r.refused() != null).toList();
+    if (refused.isEmpty()) {
+      return ExitCodes.OK;
+    }
+    err().println("offload kafka gc: " + refused.size() + " chain(s) left as they are; first: "
+        + refused.get(0).describe() + ": " + ErrorReporter.oneLine(refused.get(0).refused())
+        + ". Run offload kafka verify on it; the other chains were collected");
+    return ExitCodes.DATA;
+  }
+
+  @Override
+  public String advice(int exitCode) {
+    if (exitCode == ExitCodes.UNAVAILABLE) {
+      return "Every chain is verifiable as it was left; run the same command again when the store answers";
+    }
+    return null;
+  }
+}
