@@ -85,7 +85,8 @@ public final class ChainFollower {
         throw new IntegrityException("the chain of " + topic + "/" + partition + " (topic id " + topicId
             + ") does not continue at offset " + nextOffset + ": the next segment is " + segment.key()
             + (segment.firstOffset() > nextOffset ? " (offsets " + nextOffset + "-" + (segment.firstOffset() - 1)
-            + " are in no segment)" : " (it overlaps the one before)") + "; run `offload kafka verify`");
+            + " are in no segment" + (exact ? ")" : ": removed by kafka gc, or never backed up)")
+            : " (it overlaps the one before)") + "; run `offload kafka verify`");
       }
       next.add(segment);
       listedUpTo = segment.key();

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.kafka.KafkaOffloadException;
+import dev.ratisoffload.kafka.backup.BackupListener;
 import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
+import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.SegmentWriter;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
 import dev.ratisoffload.kafka.format.TimestampKind;
@@ -31,6 +33,7 @@ import dev.ratisoffload.store.StoreUnavailableException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -184,6 +187,30 @@ class ChainCollectorTest {
     assertEquals(2, next.removedSegments(), next.toString());
     assertEquals(List.of(30L, 40L, 50L), segmentStarts());
     assertTrue(verify().ok());
+  }
+
+  @Test
+  void aBackupTrimsItsChainAfterEachStoredSegmentAndGoesOnWhenRetentionFails() {
+    List<String> warnings = new ArrayList<>();
+    SegmentKey newest = KafkaLayout.parseSegmentKey(store.list(KafkaLayout.partitionPrefix("c", "orders", ID, 0))
+        .get(SEGMENTS - 1).key()).orElseThrow();
+    SegmentHeader header = new SegmentSource(store).readHeader(new StoredSegment(newest, segmentBytes));
+    new RetentionWhileBackingUp(BackupListener.NONE, new ChainCollector(new SegmentSource(store),
+        within(Duration.ofMinutes(90))), warnings::add).segmentStored(newest, header);
+    assertEquals(List.of(40L, 50L), segmentStarts());
+    assertEquals(List.of(), warnings);
+
+    ObjectStore unlistable = new ForwardingObjectStore(store) {
+      @Override
+      public List<ObjectInfo> list(String prefix, String startAfter) {
+        throw new StoreUnavailableException("simulated outage listing " + prefix, null);
+      }
+    };
+    new RetentionWhileBackingUp(BackupListener.NONE, new ChainCollector(new SegmentSource(unlistable),
+        within(Duration.ofMillis(1))), warnings::add).segmentStored(newest, header);
+    assertEquals(1, warnings.size(), warnings.toString());
+    assertTrue(warnings.get(0).contains("the chain is intact"), warnings.get(0));
+    assertEquals(List.of(40L, 50L), segmentStarts());
   }
 
   @Test
