@@ -117,6 +117,11 @@ class KafkaGcCommandTest {
     assertEquals(0, renumber.code(), renumber::toString);
     assertTrue(renumber.out().contains("restored " + (40 - kept) + " records"), renumber::toString);
     assertEquals("event " + kept, firstValue("events-renumbered").strip(), "the restore starts at the first kept segment");
+    Cli.Result renumberStandby = Cli.run(command(store, "kafka", "restore", "--bootstrap-server",
+        kafka.bootstrapServers(), "--topic", "events", "--progress", "never", "--target-topic", "events-renumbered",
+        "--offsets", "renumber", "--follow", "--drain-after", "1s"));
+    assertEquals(5, renumberStandby.code(), renumberStandby::toString);
+    assertTrue(renumberStandby.err().contains("kafka gc removed the start"), renumberStandby::toString);
 
     // A backup that applies the policy as it runs keeps only what fits.
     produce(40, 50, System.currentTimeMillis());

@@ -76,6 +76,13 @@ final class StandbyPartition {
             + " holds this backup's records; restore into a new topic (and give it a longer retention.ms)");
       }
       PartitionChain chain = incarnation.partition(p);
+      if (!preserve && chain.trimmedStart().isPresent()) {
+        // Renumber mode counts records from the chain's first segment, which gc moved: no position is proven.
+        throw new KafkaOffloadException(Kind.REFUSED, where + " holds " + hw + " renumbered records, but kafka gc"
+            + " removed the start of the chain of " + chain.describe() + " (it now starts at offset "
+            + chain.trimmedStart().get().firstOffset() + "), so nothing proves which record comes next; restore"
+            + " into a new topic (a preserve-mode standby is not affected by gc)");
+      }
       BackupRecord expected = preserve ? recordAtOffset(source, chain, hw - 1) : recordAtIndex(source, chain, hw - 1);
       if (expected == null) {
         throw new KafkaOffloadException(Kind.REFUSED, where + " holds " + hw + " offsets, but the backup of "
