@@ -94,9 +94,9 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
     BackupSettings settings = settings();
     Optional<ChainRetention> retention = retentionOptions.retention(spec);
     try (ObjectStore store = openStore()) {
-      BackupListener listener = retention.<BackupListener>map(r -> new RetentionWhileBackingUp(listener(),
-          new ChainCollector(new SegmentSource(store), r), warning -> err().println("offload kafka backup: " + warning)))
-          .orElseGet(this::listener);
+      BackupListener listener = retention.map(r -> listener().alsoOnSegmentStored(new RetentionWhileBackingUp(
+          new ChainCollector(new SegmentSource(store), r), warning -> err().println("offload kafka backup: " + warning))
+          ::segmentStored)).orElseGet(this::listener);
       KafkaTopicBackup backup = new KafkaTopicBackup(settings, store, listener);
       StopSignals.onTermOrInt(backup::requestStop);
       BackupSummary summary = backup.run();

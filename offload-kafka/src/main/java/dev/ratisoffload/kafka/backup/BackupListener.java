@@ -2,6 +2,7 @@ package dev.ratisoffload.kafka.backup;
 
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
 import dev.ratisoffload.kafka.format.SegmentHeader;
+import java.util.function.Consumer;
 
 /** Hears what a backup does; called on the backup's thread, so implementations must be quick. */
 public interface BackupListener {
@@ -22,4 +23,31 @@ public interface BackupListener {
   default void progress(BackupProgress progress) {}
 
   BackupListener NONE = new BackupListener() {};
+
+  /** This listener, and then {@code action} each time a segment is stored. */
+  default BackupListener alsoOnSegmentStored(Consumer<SegmentKey> action) {
+    BackupListener first = this;
+    return new BackupListener() {
+      @Override
+      public void started(BackupProgress progress) {
+        first.started(progress);
+      }
+
+      @Override
+      public void segmentStored(SegmentKey key, SegmentHeader header) {
+        first.segmentStored(key, header);
+        action.accept(key);
+      }
+
+      @Override
+      public void waitingForStore(BackupProgress progress) {
+        first.waitingForStore(progress);
+      }
+
+      @Override
+      public void progress(BackupProgress progress) {
+        first.progress(progress);
+      }
+    };
+  }
 }

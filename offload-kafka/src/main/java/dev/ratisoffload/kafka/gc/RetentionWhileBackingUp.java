@@ -1,11 +1,8 @@
 package dev.ratisoffload.kafka.gc;
 
 import dev.ratisoffload.kafka.KafkaOffloadException;
-import dev.ratisoffload.kafka.backup.BackupListener;
-import dev.ratisoffload.kafka.backup.BackupProgress;
 import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
-import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
 import dev.ratisoffload.kafka.read.PartitionChain;
 import dev.ratisoffload.store.StoreException;
@@ -15,28 +12,21 @@ import java.util.function.Consumer;
  * Applies a {@link ChainRetention} to a partition's chain each time the backup stores a segment of it
  * ({@code kafka backup --keep-within/--keep-bytes}), so the chain the backup writes stays within the
  * policy as it runs. A collection that refuses or fails is reported and the backup goes on: its chain is
- * intact either way, and the next stored segment tries again.
+ * intact either way, and the next stored segment tries again. The command line hooks it to the backup's
+ * listener (the backup engine does not know about retention).
  */
-public final class RetentionWhileBackingUp implements BackupListener {
+public final class RetentionWhileBackingUp {
 
-  private final BackupListener delegate;
   private final ChainCollector collector;
   private final Consumer<String> warnings;
 
-  public RetentionWhileBackingUp(BackupListener delegate, ChainCollector collector, Consumer<String> warnings) {
-    this.delegate = delegate;
+  public RetentionWhileBackingUp(ChainCollector collector, Consumer<String> warnings) {
     this.collector = collector;
     this.warnings = warnings;
   }
 
-  @Override
-  public void started(BackupProgress progress) {
-    delegate.started(progress);
-  }
-
-  @Override
-  public void segmentStored(SegmentKey key, SegmentHeader header) {
-    delegate.segmentStored(key, header);
+  /** Trims the chain of the partition {@code key} was just stored in. */
+  public void segmentStored(SegmentKey key) {
     try {
       KafkaBackupCatalog catalog = KafkaBackupCatalog.build(key.cluster(), collector.store().list(
           KafkaLayout.partitionPrefix(key.cluster(), key.topic(), key.topicId(), key.partition())));
@@ -50,15 +40,5 @@ public final class RetentionWhileBackingUp implements BackupListener {
       warnings.accept("retention of " + key.topic() + "/" + key.partition() + " failed, the chain is intact and"
           + " the next stored segment tries again: " + e.getMessage());
     }
-  }
-
-  @Override
-  public void waitingForStore(BackupProgress progress) {
-    delegate.waitingForStore(progress);
-  }
-
-  @Override
-  public void progress(BackupProgress progress) {
-    delegate.progress(progress);
   }
 }

@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.kafka.KafkaOffloadException;
-import dev.ratisoffload.kafka.backup.BackupListener;
 import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
-import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.SegmentWriter;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
 import dev.ratisoffload.kafka.format.TimestampKind;
@@ -194,9 +192,8 @@ class ChainCollectorTest {
     List<String> warnings = new ArrayList<>();
     SegmentKey newest = KafkaLayout.parseSegmentKey(store.list(KafkaLayout.partitionPrefix("c", "orders", ID, 0))
         .get(SEGMENTS - 1).key()).orElseThrow();
-    SegmentHeader header = new SegmentSource(store).readHeader(new StoredSegment(newest, segmentBytes));
-    new RetentionWhileBackingUp(BackupListener.NONE, new ChainCollector(new SegmentSource(store),
-        within(Duration.ofMinutes(90))), warnings::add).segmentStored(newest, header);
+    new RetentionWhileBackingUp(new ChainCollector(new SegmentSource(store),
+        within(Duration.ofMinutes(90))), warnings::add).segmentStored(newest);
     assertEquals(List.of(40L, 50L), segmentStarts());
     assertEquals(List.of(), warnings);
 
@@ -206,8 +203,8 @@ class ChainCollectorTest {
         throw new StoreUnavailableException("simulated outage listing " + prefix, null);
       }
     };
-    new RetentionWhileBackingUp(BackupListener.NONE, new ChainCollector(new SegmentSource(unlistable),
-        within(Duration.ofMillis(1))), warnings::add).segmentStored(newest, header);
+    new RetentionWhileBackingUp(new ChainCollector(new SegmentSource(unlistable),
+        within(Duration.ofMillis(1))), warnings::add).segmentStored(newest);
     assertEquals(1, warnings.size(), warnings.toString());
     assertTrue(warnings.get(0).contains("the chain is intact"), warnings.get(0));
     assertEquals(List.of(40L, 50L), segmentStarts());
