@@ -261,6 +261,25 @@ class KafkaRestoreTest {
   }
 
   @Test
+  void aBackupReadUncommittedIsRefusedUnlessAllowed() throws Exception {
+    new KafkaTopicBackup(BackupSettings.builder(kafka.bootstrapServers(), "holed", "prod-dirty").readCommitted(false)
+        .build(), store, BackupListener.NONE).run();
+    KafkaOffloadException e = assertThrows(KafkaOffloadException.class, () -> restore(
+        RestoreSettings.builder(kafka.bootstrapServers(), "prod-dirty", "holed").targetTopic("holed-dirty")
+            .createTopic(true).offsetMode(OffsetMode.RENUMBER).build()));
+    assertEquals(KafkaOffloadException.Kind.INCONSISTENT, e.kind());
+    assertTrue(e.getMessage().contains("aborted transactions") && e.getMessage().contains("--allow-uncommitted"),
+        e::getMessage);
+    try (var admin = kafka.admin()) {
+      assertTrue(!admin.listTopics().names().get().contains("holed-dirty"), "refused before creating the target");
+    }
+
+    RestoreSummary allowed = restore(RestoreSettings.builder(kafka.bootstrapServers(), "prod-dirty", "holed")
+        .targetTopic("holed-dirty").createTopic(true).offsetMode(OffsetMode.RENUMBER).allowUncommitted(true).build());
+    assertEquals(committed.size() + 3, allowed.records(), "the aborted records too");
+  }
+
+  @Test
   void untilRestoresExactlyTheRecordsAtOrBeforeTheTimePerPartition() throws Exception {
     kafka.createTopics(new NewTopic("timed", 2, (short) 1));
     long base = System.currentTimeMillis() - 86_400_000L;

@@ -105,6 +105,11 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           + " last step before promoting a standby.")
   private Duration drainAfter;
 
+  @Option(names = "--allow-uncommitted",
+      description = "Restore a backup read with --isolation read_uncommitted: its aborted transactional records"
+          + " are written as committed records. Without it such a backup is refused (exit 3).")
+  private boolean allowUncommitted;
+
   @Override
   public Integer call() {
     RestoreSettings settings = settings();
@@ -140,6 +145,7 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           .drainAfter(drainAfter)
           .brokerTimeout(client.brokerTimeout)
           .clientProperties(client.clientProperties())
+          .allowUncommitted(allowUncommitted)
           .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -113,6 +113,7 @@ public final class KafkaTopicRestore {
     ManifestKey key = chosen.newestManifest().orElseThrow(() -> new IntegrityException(chosen.describe()
         + " has segments but no topic manifest (a backup writes it first: it was deleted); run `offload kafka verify`"));
     TopicManifest manifest = source.readManifest(key);
+    refuseUncommitted(chosen, manifest);
     List<Integer> partitions = settings.partitions().isEmpty()
         ? IntStream.range(0, manifest.partitions()).boxed().toList() : settings.partitions();
     for (int p : partitions) {
@@ -122,6 +123,19 @@ public final class KafkaTopicRestore {
       }
     }
     return new Backup(chosen, manifest, partitions);
+  }
+
+  /**
+   * A backup read with read_uncommitted holds the records of aborted transactions as ordinary records;
+   * restoring it would write them as committed. That is a property of the backup's data, which no retry
+   * changes (exit 3, like the holes that --offsets preserve cannot reproduce), not of the target.
+   */
+  private void refuseUncommitted(TopicIncarnation chosen, TopicManifest manifest) {
+    if (TopicManifest.READ_UNCOMMITTED.equals(manifest.isolation()) && !settings.allowUncommitted()) {
+      throw new KafkaOffloadException(Kind.INCONSISTENT, "the backup of " + chosen.describe() + " was read with "
+          + TopicManifest.READ_UNCOMMITTED + ": it holds the records of aborted transactions, which a restore would"
+          + " write as committed records. Nothing was written; to restore it anyway, pass --allow-uncommitted");
+    }
   }
 
   // ---- one-shot ----------------------------------------------------------------------------------

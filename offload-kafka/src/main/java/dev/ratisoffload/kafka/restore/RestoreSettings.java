@@ -20,6 +20,8 @@ import org.apache.kafka.common.Uuid;
  *     record is on the target, after checking each partition's last record (promoting a standby)
  * @param brokerTimeout how long a broker request may take before it counts as unreachable
  * @param clientProperties Kafka client properties (security) applied to every client
+ * @param allowUncommitted restore a backup read with read_uncommitted, whose aborted transactional records
+ *     would be written as committed ones; refused without it
  */
 public record RestoreSettings(
     String bootstrapServers,
@@ -36,7 +38,8 @@ public record RestoreSettings(
     Duration pollInterval,
     Optional<Duration> drainAfter,
     Duration brokerTimeout,
-    Map<String, String> clientProperties) {
+    Map<String, String> clientProperties,
+    boolean allowUncommitted) {
 
   public static final Duration MIN_POLL = Duration.ofMillis(100);
   public static final Duration FIRST_RETRY = Duration.ofSeconds(1);
@@ -88,6 +91,7 @@ public record RestoreSettings(
     private Optional<Duration> drainAfter = Optional.empty();
     private Duration brokerTimeout = Duration.ofSeconds(30);
     private Map<String, String> clientProperties = Map.of();
+    private boolean allowUncommitted;
 
     private Builder(String bootstrapServers, String cluster, String topic) {
       this.bootstrapServers = bootstrapServers;
@@ -156,9 +160,15 @@ public record RestoreSettings(
       return this;
     }
 
+    public Builder allowUncommitted(boolean allow) {
+      this.allowUncommitted = allow;
+      return this;
+    }
+
     public RestoreSettings build() {
       return new RestoreSettings(bootstrapServers, cluster, topic, topicId, targetTopic, partitions, offsetMode,
-          createTopic, replicationFactor, until, follow, pollInterval, drainAfter, brokerTimeout, clientProperties);
+          createTopic, replicationFactor, until, follow, pollInterval, drainAfter, brokerTimeout, clientProperties,
+          allowUncommitted);
     }
   }
 }
