@@ -28,7 +28,11 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-/** The topic a restore writes into, as its cluster describes it: partitions, configs, offsets, records. */
+/**
+ * The topic a restore writes into, as its cluster describes it: partitions, configs, offsets, records.
+ * Whether it exists is only ever asked through the admin client, which never makes a broker create a
+ * topic; the producer (whose metadata requests always may) is only started once it exists.
+ */
 final class TargetTopic implements AutoCloseable {
 
   private final RestoreSettings settings;
@@ -124,6 +128,9 @@ final class TargetTopic implements AutoCloseable {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+    // Its metadata request would otherwise make a broker with auto.create.topics.enable create a topic
+    // deleted meanwhile, with the broker's defaults: the target is only ever created by create().
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
     p.remove(ConsumerConfig.GROUP_ID_CONFIG);
     TopicPartition tp = new TopicPartition(topic, partition);
