@@ -201,6 +201,59 @@ class FollowingRestoreTest {
   }
 
   @Test
+  void aTargetWhoseLastOffsetIsATransactionMarkerIsContinued() throws Exception {
+    kafka.createTopics(new NewTopic("journal", 1, (short) 1), new NewTopic("journal-standby", 1, (short) 1));
+    long time = System.currentTimeMillis() - 60_000;
+    List<ProducerRecord<byte[], byte[]>> committed = new ArrayList<>();
+    List<ProducerRecord<byte[], byte[]>> plain = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      committed.add(new ProducerRecord<>("journal", 0, time + i, null, ("entry " + i).getBytes(StandardCharsets.UTF_8)));
+      plain.add(new ProducerRecord<>("journal", 0, time + 10 + i, null, ("later " + i).getBytes(StandardCharsets.UTF_8)));
+    }
+    Produced produced = new Produced();
+    commit("journal", committed, produced); // offsets 0-3, the commit marker at 4
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
+      produced.send(producer, plain, TimestampKind.CREATE_TIME); // offsets 5-8
+    }
+    backup("journal", store);
+    // The standby already holds the transaction, written as it was: its last offset (4) is a marker.
+    commit("journal-standby", committed.stream().map(r -> new ProducerRecord<>("journal-standby", 0, r.timestamp(),
+        r.key(), r.value())).toList(), new Produced());
+    try (Follower follower = Follower.start(following("journal", "journal-standby").build(), store)) {
+      Await.until("journal-standby to hold 9 offsets", DEADLINE, () -> follower.running()
+          && TopicContents.offsets(kafka.bootstrapServers(), "journal-standby", 1) == 9);
+      assertEquals(List.of("0@5/5"), follower.resumed);
+      assertEquals(4, follower.stop().records());
+    }
+    List<BackupRecord> standby = TopicContents.read(kafka.bootstrapServers(), "journal-standby", 1).get(0);
+    assertEquals(produced.records(0), standby);
+  }
+
+  /**
+   * Sends the records to partition 0 of a one-partition topic in one committed transaction, adding each
+   * to {@code produced} where it was stored; returns once the commit marker is stored too (the
+   * coordinator writes it after the commit returns).
+   */
+  private static void commit(String topic, List<ProducerRecord<byte[], byte[]>> records, Produced produced)
+      throws Exception {
+    long before = TopicContents.offsets(kafka.bootstrapServers(), topic, 1);
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(),
+        Map.of("transactional.id", topic + "-writer"))) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> acks = new ArrayList<>();
+      for (ProducerRecord<byte[], byte[]> r : records) {
+        acks.add(producer.send(r));
+      }
+      producer.commitTransaction();
+      for (int i = 0; i < records.size(); i++) {
+        produced.add(records.get(i), acks.get(i).get(), TimestampKind.CREATE_TIME);
+      }
+    }
+    awaitOffsets(topic, 1, before + records.size() + 1);
+  }
+
+  @Test
   void aStoreOutageIsRetriedAndRecoveredFrom() throws Exception {
     kafka.createTopics(new NewTopic("steady", 1, (short) 1));
     Produced produced = new Produced();
@@ -268,6 +321,14 @@ class FollowingRestoreTest {
         throw new AssertionError("the follower failed", failure);
       }
       return summary;
+    }
+
+    /** Whether it still runs; throws what ended it otherwise. */
+    boolean running() {
+      if (failure != null) {
+        throw new AssertionError("the follower failed", failure);
+      }
+      return thread.isAlive();
     }
 
     Throwable awaitFailure() throws InterruptedException {

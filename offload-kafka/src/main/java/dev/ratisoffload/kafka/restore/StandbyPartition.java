@@ -69,26 +69,50 @@ final class StandbyPartition {
       nextSource = 0;
     } else {
       long start = target.startOffsets(List.of(p)).get(p);
-      Optional<BackupRecord> last = start > hw - 1 ? Optional.empty() : target.recordAt(p, hw - 1);
+      Optional<BackupRecord> last = start > hw - 1 ? Optional.empty() : target.lastRecord(p, start, hw);
       if (last.isEmpty()) {
-        throw new KafkaOffloadException(Kind.REFUSED, where + ": its last record (offset " + (hw - 1) + ") is gone,"
-            + " removed by the topic's retention (log start offset " + start + "), so nothing proves the target"
-            + " holds this backup's records; restore into a new topic (and give it a longer retention.ms)");
+        throw new KafkaOffloadException(Kind.REFUSED, where + ": it holds no record below its high watermark " + hw
+            + " (log start offset " + start + "; retention removed them, or only transaction markers are left), so"
+            + " nothing proves the target holds this backup's records; restore into a new topic (and give it a"
+            + " longer retention.ms)");
+      }
+      long lastOffset = last.get().offset();
+      if (lastOffset < hw - 1 && !preserve) {
+        throw new KafkaOffloadException(Kind.REFUSED, where + ": its offsets " + (lastOffset + 1) + "-" + (hw - 1)
+            + " hold no record (transaction markers or compacted records), but --offsets renumber writes every"
+            + " offset as a record: the target holds something else; follow into an empty topic or the one this"
+            + " backup restored into");
       }
       PartitionChain chain = incarnation.partition(p);
-      BackupRecord expected = preserve ? recordAtOffset(source, chain, hw - 1) : recordAtIndex(source, chain, hw - 1);
+      BackupRecord expected = preserve ? recordAtOffset(source, chain, lastOffset) : recordAtIndex(source, chain,
+          lastOffset);
       if (expected == null) {
         throw new KafkaOffloadException(Kind.REFUSED, where + " holds " + hw + " offsets, but the backup of "
-            + chain.describe() + " has no record at " + (preserve ? "offset " : "position ") + (hw - 1)
+            + chain.describe() + " has no record at " + (preserve ? "offset " : "position ") + lastOffset
             + ": the target holds something else; follow into an empty topic or the one this backup restored into");
       }
       String difference = difference(last.get(), expected, TargetTopic.keepsCreateTime(target.configs()));
       if (difference != null) {
-        throw new KafkaOffloadException(Kind.REFUSED, where + ": its last record (offset " + (hw - 1) + ") differs"
+        throw new KafkaOffloadException(Kind.REFUSED, where + ": its last record (offset " + lastOffset + ") differs"
             + " from the backup's record at offset " + expected.offset() + " (" + difference + "): the target holds"
             + " something else; follow into an empty topic or the one this backup restored into");
       }
-      nextSource = expected.offset() + 1;
+      if (preserve) {
+        // The offsets after the last record hold none on the target (markers): the backup must have none there.
+        BackupRecord between = firstRecordIn(source, chain, lastOffset + 1, hw);
+        long covered = chain.last().map(StoredSegment::lastOffset).orElse(-1L);
+        if (covered < hw - 1) {
+          throw new KafkaOffloadException(Kind.REFUSED, where + " holds offsets up to " + (hw - 1) + ", the backup of "
+              + chain.describe() + " only up to " + covered + ": the target holds something else; follow into an"
+              + " empty topic or the one this backup restored into");
+        }
+        if (between != null) {
+          throw new KafkaOffloadException(Kind.REFUSED, where + " holds no record at offsets " + (lastOffset + 1)
+              + "-" + (hw - 1) + ", but the backup has one at offset " + between.offset() + ": the target holds"
+              + " something else; follow into an empty topic or the one this backup restored into");
+        }
+      }
+      nextSource = preserve ? hw : expected.offset() + 1;
     }
     counts.nextTarget = hw;
     listener.resumed(p, hw, nextSource);
@@ -154,6 +178,20 @@ final class StandbyPartition {
           }
         }
         return null;
+      }
+    }
+    return null;
+  }
+
+  /** The first record of the chain in {@code [from, end)}, or null when it has none there. */
+  private static BackupRecord firstRecordIn(SegmentSource source, PartitionChain chain, long from, long end) {
+    for (StoredSegment segment : chain.segments()) {
+      if (segment.lastOffset() >= from && segment.firstOffset() < end) {
+        for (SegmentEntry entry : source.readAll(segment)) {
+          if (entry instanceof BackupRecord r && r.offset() >= from && r.offset() < end) {
+            return r;
+          }
+        }
       }
     }
     return null;

@@ -73,7 +73,7 @@ class TopicAutoCreationTest {
   void readingBackTheTargetsLastRecordNeverCreatesIt() {
     try (TargetTopic ghost = new TargetTopic(RestoreSettings.builder(kafka.bootstrapServers(), "any", "orders")
         .targetTopic("ghost").brokerTimeout(Duration.ofSeconds(2)).build())) {
-      assertThrows(KafkaOffloadException.class, () -> ghost.recordAt(0, 0));
+      assertThrows(KafkaOffloadException.class, () -> ghost.lastRecord(0, 0, 1));
     }
     assertFalse(topics().contains("ghost"), "the consumer that reads a record back must not create the topic");
   }
