@@ -280,6 +280,35 @@ class KafkaRestoreTest {
   }
 
   @Test
+  void recordsAreCompressedAsTheTargetSaysAndSizedAsTheBrokerChecksThem() throws Exception {
+    kafka.createTopics(new NewTopic("bulky", 1, (short) 1), new NewTopic("noisy", 1, (short) 1),
+        new NewTopic("bulky-gzip", 1, (short) 1).configs(Map.of("max.message.bytes", "100000",
+            "compression.type", "gzip")),
+        new NewTopic("bulky-plain", 1, (short) 1).configs(Map.of("max.message.bytes", "100000",
+            "compression.type", "gzip")),
+        new NewTopic("noisy-zstd", 1, (short) 1).configs(Map.of("max.message.bytes", "100000")));
+    byte[] noise = new byte[200_000];
+    new Random(3).nextBytes(noise);
+    Produced bulky = new Produced();
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
+      bulky.send(producer, List.of(new ProducerRecord<>("bulky", 0, System.currentTimeMillis(), null,
+          "a".repeat(200_000).getBytes(StandardCharsets.UTF_8))), TimestampKind.CREATE_TIME);
+      new Produced().send(producer, List.of(new ProducerRecord<>("noisy", 0, null, noise)), TimestampKind.CREATE_TIME);
+    }
+    backup("bulky");
+    backup("noisy");
+
+    // 200 kB of one letter: far over max.message.bytes, far under it once gzip'd as the topic says.
+    assertEquals(1, restore(settings("bulky", "bulky-gzip").build()).records());
+    assertEquals(bulky.records(0), TopicContents.read(kafka.bootstrapServers(), "bulky-gzip", 1).get(0));
+
+    assertRefused("bulky", "bulky-plain", 1, b -> b.compression("none"),
+        "the record at offset 0 of partition 0 is 200");
+    assertRefused("noisy", "noisy-zstd", 1, b -> b.compression("zstd"), "compressed with zstd): the broker would"
+        + " refuse it");
+  }
+
+  @Test
   void untilRestoresExactlyTheRecordsAtOrBeforeTheTimePerPartition() throws Exception {
     kafka.createTopics(new NewTopic("timed", 2, (short) 1));
     long base = System.currentTimeMillis() - 86_400_000L;

@@ -105,6 +105,12 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           + " last step before promoting a standby.")
   private Duration drainAfter;
 
+  @Option(names = "--compression", paramLabel = "none|gzip|snappy|lz4|zstd|producer",
+      description = "How the producer compresses. Default: as the target topic's compression.type says (its"
+          + " codec; uncompressed for producer or uncompressed). The broker checks max.message.bytes against the"
+          + " batch as compressed.")
+  private String compression;
+
   @Option(names = "--allow-uncommitted",
       description = "Restore a backup read with --isolation read_uncommitted: its aborted transactional records"
           + " are written as committed records. Without it such a backup is refused (exit 3).")
@@ -145,6 +151,7 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           .drainAfter(drainAfter)
           .brokerTimeout(client.brokerTimeout)
           .clientProperties(client.clientProperties())
+          .compression(compression)
           .allowUncommitted(allowUncommitted)
           .build();
     } catch (IllegalArgumentException e) {

@@ -149,9 +149,9 @@ public final class KafkaTopicRestore {
     long total = plans.values().stream().mapToLong(PartitionPlan::records).sum();
     int maxRecordBytes = plans.values().stream().mapToInt(PartitionPlan::maxRecordBytes).max().orElse(0);
     try (TargetTopic target = new TargetTopic(settings)) {
-      prepareTarget(target, backup, true, plans.values());
+      String codec = prepareTarget(target, backup, true, plans.values());
       listener.sending(total);
-      RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(),
+      RecordSender sender = new RecordSender(producerSettings(maxRecordBytes, codec), target.name(),
           settings.bootstrapServers());
       sendAll(plans, sender);
       Map<Integer, Long> highWatermarks = target.endOffsets(backup.partitions());
@@ -264,8 +264,12 @@ public final class KafkaTopicRestore {
 
   // ---- the target --------------------------------------------------------------------------------
 
-  /** Creates the target if asked to and it is missing; refuses one that cannot take the restore. */
-  private void prepareTarget(TargetTopic target, Backup backup, boolean mustBeEmpty,
+  /**
+   * Creates the target if asked to and it is missing; refuses one that cannot take the restore.
+   *
+   * @return the codec the producer compresses with
+   */
+  private String prepareTarget(TargetTopic target, Backup backup, boolean mustBeEmpty,
       java.util.Collection<PartitionPlan> plans) {
     TopicManifest manifest = backup.manifest();
     boolean created = false;
@@ -298,11 +302,28 @@ public final class KafkaTopicRestore {
     if (refusals.isEmpty() && mustBeEmpty) {
       refusals.addAll(TargetChecks.empty(target.name(), target.endOffsets(backup.partitions())));
     }
-    refusals.addAll(TargetChecks.capacity(target.name(), configs, plans, clock.instant()));
+    String codec = RestoreCompression.codec(settings.compression(), configs);
+    refusals.addAll(TargetChecks.capacity(target.name(), configs, plans, clock.instant(), batchSizer(codec)));
     if (!refusals.isEmpty()) {
       throw TargetTopic.refused(String.join("; ", refusals) + (created
           ? ". The topic was created; nothing was written into it" : ". Nothing was written"));
     }
+    return codec;
+  }
+
+  /** The largest record of a plan as a batch of its own, read from the backup and compressed as it will be sent. */
+  private TargetChecks.BatchSizer batchSizer(String codec) {
+    return new TargetChecks.BatchSizer() {
+      @Override
+      public int batchBytes(PartitionPlan plan) {
+        return RestoreCompression.batchBytes(plan.recordAt(source, plan.maxRecordOffset()), codec);
+      }
+
+      @Override
+      public String describe() {
+        return codec.equals("none") ? TargetChecks.NONE : "compressed with " + codec;
+      }
+    };
   }
 
   /** The configs set on the backed-up topic; preserve mode keeps CreateTime whatever the backup had. */
@@ -320,9 +341,9 @@ public final class KafkaTopicRestore {
     return configs;
   }
 
-  private ProducerSettings producerSettings(int maxRecordBytes) {
+  private ProducerSettings producerSettings(int maxRecordBytes, String codec) {
     return new ProducerSettings(settings.bootstrapServers(), "offload-kafka-restore-" + settings.targetTopic(),
-        settings.brokerTimeout(), maxRecordBytes, settings.clientProperties());
+        settings.brokerTimeout(), maxRecordBytes, codec, settings.clientProperties());
   }
 
   // ---- follow ------------------------------------------------------------------------------------
@@ -372,7 +393,9 @@ public final class KafkaTopicRestore {
     String maxBytes = backup.manifest().config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
     int maxRecordBytes = maxBytes == null ? DEFAULT_MAX_RECORD_BYTES : (int) Math.min(Integer.MAX_VALUE,
         Long.parseLong(maxBytes));
-    RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(), settings.bootstrapServers());
+    String codec = RestoreCompression.codec(settings.compression(), target.configs());
+    RecordSender sender = new RecordSender(producerSettings(maxRecordBytes, codec), target.name(),
+        settings.bootstrapServers());
     try {
       List<StandbyPartition> standbys = new ArrayList<>();
       for (int p : backup.partitions()) {

@@ -14,6 +14,18 @@ import org.apache.kafka.common.config.TopicConfig;
  */
 final class TargetChecks {
 
+  /** A codec's framing may make an incompressible record's batch this much larger than its upper bound. */
+  private static final int SLACK_BYTES = 1024;
+  static final String NONE = "uncompressed";
+
+  /** How large the largest record of a plan is as a batch of its own, as the producer will send it. */
+  interface BatchSizer {
+    int batchBytes(PartitionPlan plan);
+
+    /** How the batches are sent: "uncompressed" ({@link #NONE}) or "compressed with CODEC". */
+    String describe();
+  }
+
   private TargetChecks() {}
 
   /** The partition counts must match: a record's partition is part of what is restored. */
@@ -50,19 +62,15 @@ final class TargetChecks {
 
   /** What the records to restore need of the target's retention and size limits. */
   static List<String> capacity(String target, Map<String, String> configs, Collection<PartitionPlan> plans,
-      Instant now) {
+      Instant now, BatchSizer batches) {
     List<String> refusals = new ArrayList<>();
     PartitionPlan oldest = null;
-    PartitionPlan largest = null;
     for (PartitionPlan plan : plans) {
       if (plan.records() == 0) {
         continue;
       }
       if (oldest == null || plan.minTimestamp() < oldest.minTimestamp()) {
         oldest = plan;
-      }
-      if (largest == null || plan.maxRecordBytes() > largest.maxRecordBytes()) {
-        largest = plan;
       }
     }
     if (oldest != null && TargetTopic.keepsCreateTime(configs) && oldest.minTimestamp() >= 0) {
@@ -82,12 +90,20 @@ final class TargetChecks {
             + " restore is " + human(age) + " old (partition " + oldest.partition() + "); raise it");
       }
     }
-    if (largest != null) {
-      long max = number(configs, TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
-      if (max >= 0 && max < largest.maxRecordBytes()) {
-        refusals.add("target topic " + target + " has " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + "=" + max
-            + ", the largest record to restore needs " + largest.maxRecordBytes() + " bytes (partition "
-            + largest.partition() + "): raise " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+    long max = number(configs, TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+    if (max >= 0) {
+      for (PartitionPlan plan : plans) {
+        // The upper bound first: reading and compressing the record is needed only near the limit.
+        if (plan.records() > 0 && plan.maxRecordBytes() > max - SLACK_BYTES) {
+          int bytes = batches.batchBytes(plan);
+          if (bytes > max) {
+            refusals.add("target topic " + target + " has " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + "=" + max
+                + ", the record at offset " + plan.maxRecordOffset() + " of partition " + plan.partition() + " is "
+                + bytes + " bytes as a batch of its own (" + batches.describe() + "): the broker would refuse it;"
+                + " raise " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + (batches.describe().equals(NONE)
+                ? " or restore with --compression" : ""));
+          }
+        }
       }
     }
     return refusals;
