@@ -254,6 +254,33 @@ class FollowingRestoreTest {
   }
 
   @Test
+  void aFollowerChecksTheTargetAsAOneShotRestoreDoes() throws Exception {
+    kafka.createTopics(new NewTopic("archive", 1, (short) 1),
+        new NewTopic("archive-short", 1, (short) 1).configs(Map.of("retention.ms", "60000")),
+        new NewTopic("archive-small", 1, (short) 1).configs(Map.of("retention.bytes", "100")));
+    long twoHoursAgo = System.currentTimeMillis() - 7_200_000L;
+    List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      records.add(new ProducerRecord<>("archive", 0, twoHoursAgo + i, null,
+          ("archived " + i).getBytes(StandardCharsets.UTF_8)));
+    }
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
+      new Produced().send(producer, records, TimestampKind.CREATE_TIME);
+    }
+    backup("archive", store);
+    for (String[] target : new String[][] {{"archive-short", "retention.ms=60000"},
+        {"archive-small", "retention.bytes=100"}}) {
+      try (Follower follower = Follower.start(following("archive", target[0]).build(), store)) {
+        KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
+        assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind());
+        assertTrue(e.getMessage().contains(target[1]) && e.getMessage().contains("before backup offset 0"),
+            e::getMessage);
+      }
+      assertEquals(0, TopicContents.offsets(kafka.bootstrapServers(), target[0], 1), "nothing sent");
+    }
+  }
+
+  @Test
   void aStoreOutageIsRetriedAndRecoveredFrom() throws Exception {
     kafka.createTopics(new NewTopic("steady", 1, (short) 1));
     Produced produced = new Produced();

@@ -230,6 +230,12 @@ class KafkaRestoreTest {
   }
 
   @Test
+  void aTargetWithSmallerRetentionBytesIsRefused() throws Exception {
+    kafka.createTopics(new NewTopic("small-store", 3, (short) 1).configs(Map.of("retention.bytes", "1000")));
+    assertRefused("shapes", "small-store", 3, b -> { }, "retention.bytes=1000");
+  }
+
+  @Test
   void aLogAppendTimeTargetIsRefusedWhenOffsetsAndTimestampsArePreserved() throws Exception {
     kafka.createTopics(new NewTopic("stamped", 3, (short) 1).configs(Map.of("message.timestamp.type",
         "LogAppendTime")));

@@ -28,8 +28,8 @@ import picocli.CommandLine.ParameterException;
             + " headers and timestamp, each partition into the same partition.",
         "One-shot (the default): first reads and verifies every segment to restore (hashes and chain), and checks"
             + " the target: it must exist (or --create-topic), have the backed-up partition count, be empty, and be"
-            + " able to keep the records (message.timestamp.type, retention.ms, message.timestamp.before.max.ms,"
-            + " max.message.bytes); any refusal names the setting and nothing is written. Then it sends with the"
+            + " able to keep the records (message.timestamp.type, retention.ms, retention.bytes,"
+            + " message.timestamp.before.max.ms, max.message.bytes, the last as compressed); any refusal names the setting and nothing is written. Then it sends with the"
             + " idempotent producer (acks=all) and checks every delivery against the offset the record was sent"
             + " for: another writer on a partition ends it with exit 5.",
         "--offsets preserve (the default) writes every record at its original offset and refuses a backup with"

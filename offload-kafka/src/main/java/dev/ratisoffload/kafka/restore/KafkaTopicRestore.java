@@ -303,27 +303,13 @@ public final class KafkaTopicRestore {
       refusals.addAll(TargetChecks.empty(target.name(), target.endOffsets(backup.partitions())));
     }
     String codec = RestoreCompression.codec(settings.compression(), configs);
-    refusals.addAll(TargetChecks.capacity(target.name(), configs, plans, clock.instant(), batchSizer(codec)));
+    refusals.addAll(TargetChecks.capacity(target.name(), configs, plans, clock.instant(),
+        RestoreCompression.sizer(codec, (plan, offset) -> plan.recordAt(source, offset))));
     if (!refusals.isEmpty()) {
       throw TargetTopic.refused(String.join("; ", refusals) + (created
           ? ". The topic was created; nothing was written into it" : ". Nothing was written"));
     }
     return codec;
-  }
-
-  /** The largest record of a plan as a batch of its own, read from the backup and compressed as it will be sent. */
-  private TargetChecks.BatchSizer batchSizer(String codec) {
-    return new TargetChecks.BatchSizer() {
-      @Override
-      public int batchBytes(PartitionPlan plan) {
-        return RestoreCompression.batchBytes(plan.recordAt(source, plan.maxRecordOffset()), codec);
-      }
-
-      @Override
-      public String describe() {
-        return codec.equals("none") ? TargetChecks.NONE : "compressed with " + codec;
-      }
-    };
   }
 
   /** The configs set on the backed-up topic; preserve mode keeps CreateTime whatever the backup had. */

@@ -32,9 +32,11 @@ import java.util.Optional;
  * @param minTimestamp the oldest timestamp among the records (Long.MAX_VALUE when there are none)
  * @param maxRecordBytes the largest record, as a batch of its own (uncompressed, an upper bound)
  * @param maxRecordOffset the offset of that record (-1 when there are no records)
+ * @param storedBytes what the backup stores of the segments to send (compressed)
  */
 record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainStart, long endOffset, long records,
-    List<OffsetRange> holes, long holeOffsets, long minTimestamp, int maxRecordBytes, long maxRecordOffset) {
+    List<OffsetRange> holes, long holeOffsets, long minTimestamp, int maxRecordBytes, long maxRecordOffset,
+    long storedBytes) {
 
   /**
    * A segment the verify pass read, with the header it had then.
@@ -129,7 +131,28 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
       }
     }
     return new PartitionPlan(chain.partition(), needed, chainStart, restoredEnd, records, inside, holeOffsets,
-        minTimestamp, maxBytes, maxOffset);
+        minTimestamp, maxBytes, maxOffset, needed.stream().mapToLong(v -> v.segment().size()).sum());
+  }
+
+  /**
+   * Follow mode: the figures of records about to be sent, for the same checks of the target (the
+   * retention.bytes check is made on the whole rest of the chain instead).
+   */
+  static PartitionPlan ofRecords(int partition, List<BackupRecord> records) {
+    long minTimestamp = Long.MAX_VALUE;
+    int maxBytes = 0;
+    long maxOffset = -1;
+    for (BackupRecord record : records) {
+      minTimestamp = Math.min(minTimestamp, record.timestamp());
+      int bytes = RecordSizes.upperBound(RecordOutline.of(record));
+      if (bytes > maxBytes) {
+        maxBytes = bytes;
+        maxOffset = record.offset();
+      }
+    }
+    long end = records.isEmpty() ? 0 : records.get(records.size() - 1).offset() + 1;
+    return new PartitionPlan(partition, List.of(), 0, end, records.size(), List.of(), 0, minTimestamp, maxBytes,
+        maxOffset, 0);
   }
 
   /** The record at an offset of the plan, read from its verified segments; null when there is none. */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.header.Header;
@@ -46,6 +47,25 @@ final class RestoreCompression {
     return switch (chosen) {
       case "gzip", "snappy", "lz4", "zstd" -> chosen;
       default -> "none"; // none, uncompressed, producer
+    };
+  }
+
+  /**
+   * Sizes a plan's largest record as a batch compressed with {@code codec}.
+   *
+   * @param recordAt the record of the plan at an offset
+   */
+  static TargetChecks.BatchSizer sizer(String codec, BiFunction<PartitionPlan, Long, BackupRecord> recordAt) {
+    return new TargetChecks.BatchSizer() {
+      @Override
+      public int batchBytes(PartitionPlan plan) {
+        return RestoreCompression.batchBytes(recordAt.apply(plan, plan.maxRecordOffset()), codec);
+      }
+
+      @Override
+      public String describe() {
+        return codec.equals("none") ? TargetChecks.NONE : "compressed with " + codec;
+      }
     };
   }
 

@@ -12,7 +12,10 @@ import dev.ratisoffload.kafka.read.PartitionChain;
 import dev.ratisoffload.kafka.read.SegmentSource;
 import dev.ratisoffload.kafka.read.StoredSegment;
 import dev.ratisoffload.kafka.read.TopicIncarnation;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
@@ -40,17 +43,25 @@ final class StandbyPartition {
   private final Counts counts;
   private final RestoreListener listener;
   private final ChainLinks links = new ChainLinks();
+  private final String targetName;
+  /** The target's configs when the partition resumed: what every segment's records are checked against. */
+  private final Map<String, String> targetConfigs;
+  /** The producer's codec, for sizing records as the broker checks them. */
+  private final String codec;
   /** The next source offset to send; records below it are already in the target. */
   private long nextSource;
 
   private StandbyPartition(RestoreSettings settings, SegmentSource source, ChainFollower follower, Counts counts,
-      RestoreListener listener, long nextSource) {
+      RestoreListener listener, long nextSource, String targetName, Map<String, String> targetConfigs) {
     this.settings = settings;
     this.source = source;
     this.follower = follower;
     this.counts = counts;
     this.listener = listener;
     this.nextSource = nextSource;
+    this.targetName = targetName;
+    this.targetConfigs = targetConfigs;
+    this.codec = RestoreCompression.codec(settings.compression(), targetConfigs);
   }
 
   /**
@@ -64,6 +75,7 @@ final class StandbyPartition {
     boolean preserve = settings.offsetMode() == OffsetMode.PRESERVE;
     long hw = target.endOffsets(List.of(p)).get(p);
     String where = "target " + target.name() + "/" + p;
+    Map<String, String> configs = target.configs();
     long nextSource;
     if (hw == 0) {
       nextSource = 0;
@@ -91,7 +103,7 @@ final class StandbyPartition {
             + chain.describe() + " has no record at " + (preserve ? "offset " : "position ") + lastOffset
             + ": the target holds something else; follow into an empty topic or the one this backup restored into");
       }
-      String difference = difference(last.get(), expected, TargetTopic.keepsCreateTime(target.configs()));
+      String difference = difference(last.get(), expected, TargetTopic.keepsCreateTime(configs));
       if (difference != null) {
         throw new KafkaOffloadException(Kind.REFUSED, where + ": its last record (offset " + lastOffset + ") differs"
             + " from the backup's record at offset " + expected.offset() + " (" + difference + "): the target holds"
@@ -114,13 +126,21 @@ final class StandbyPartition {
       }
       nextSource = preserve ? hw : expected.offset() + 1;
     }
+    long rest = nextSource;
+    long restBytes = incarnation.partition(p).segments().stream().filter(s -> s.lastOffset() >= rest)
+        .mapToLong(StoredSegment::size).sum();
+    List<String> refusals = TargetChecks.retentionBytes(target.name(), configs, p, restBytes);
+    if (!refusals.isEmpty()) {
+      throw TargetTopic.refused(refusals.get(0) + "; the standby holds every record before backup offset "
+          + nextSource);
+    }
     counts.nextTarget = hw;
     listener.resumed(p, hw, nextSource);
     // Preserve mode starts an empty target at offset 0 exactly: a chain that starts later is a gap.
     Optional<Long> from = hw == 0 && !preserve ? Optional.empty() : Optional.of(nextSource);
     ChainFollower follower = new ChainFollower(source.store(), settings.cluster(), settings.topic(),
         incarnation.topicId(), p, from);
-    return new StandbyPartition(settings, source, follower, counts, listener, nextSource);
+    return new StandbyPartition(settings, source, follower, counts, listener, nextSource, target.name(), configs);
   }
 
   /**
@@ -142,6 +162,7 @@ final class StandbyPartition {
         header = reader.header();
       }
       links.accept(segment, header);
+      refuseWhatTheTargetCannotKeep(entries);
       for (SegmentEntry entry : entries) {
         if (entry instanceof BackupRecord r) {
           if (r.offset() < nextSource) {
@@ -166,6 +187,27 @@ final class StandbyPartition {
       listener.segmentSent(counts.partition, sender.sent());
     }
     return !segments.isEmpty();
+  }
+
+  /** The checks a one-shot restore makes of all its records, made of each segment's before it is sent. */
+  private void refuseWhatTheTargetCannotKeep(List<SegmentEntry> entries) {
+    List<BackupRecord> toSend = new ArrayList<>();
+    for (SegmentEntry entry : entries) {
+      if (entry instanceof BackupRecord r && r.offset() >= nextSource) {
+        toSend.add(r);
+      }
+    }
+    if (toSend.isEmpty()) {
+      return;
+    }
+    List<String> refusals = TargetChecks.capacity(targetName, targetConfigs,
+        List.of(PartitionPlan.ofRecords(counts.partition, toSend)), Instant.now(),
+        RestoreCompression.sizer(codec, (plan, offset) -> toSend.stream().filter(r -> r.offset() == offset)
+            .findFirst().orElseThrow()));
+    if (!refusals.isEmpty()) {
+      throw TargetTopic.refused(String.join("; ", refusals) + "; the standby holds every record before backup offset "
+          + nextSource);
+    }
   }
 
   /** The record at a source offset, or null when the chain has none there. */

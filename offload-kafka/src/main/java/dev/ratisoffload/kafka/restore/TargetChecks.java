@@ -75,9 +75,8 @@ final class TargetChecks {
     }
     if (oldest != null && TargetTopic.keepsCreateTime(configs) && oldest.minTimestamp() >= 0) {
       long age = now.toEpochMilli() - oldest.minTimestamp();
-      String policy = configs.getOrDefault(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
       long retention = number(configs, TopicConfig.RETENTION_MS_CONFIG);
-      if (policy.contains(TopicConfig.CLEANUP_POLICY_DELETE) && retention >= 0 && retention < age) {
+      if (deletes(configs) && retention >= 0 && retention < age) {
         refusals.add("target topic " + target + " has " + TopicConfig.RETENTION_MS_CONFIG + "=" + retention + " ("
             + human(retention) + "), shorter than the age of the oldest record to restore (" + human(age)
             + ", partition " + oldest.partition() + "): the broker would delete restored records at once; raise "
@@ -89,6 +88,9 @@ final class TargetChecks {
             + before + " (" + human(before) + "): the broker refuses records older than that, and the oldest to"
             + " restore is " + human(age) + " old (partition " + oldest.partition() + "); raise it");
       }
+    }
+    for (PartitionPlan plan : plans) {
+      refusals.addAll(retentionBytes(target, configs, plan.partition(), plan.storedBytes()));
     }
     long max = number(configs, TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
     if (max >= 0) {
@@ -107,6 +109,27 @@ final class TargetChecks {
       }
     }
     return refusals;
+  }
+
+  /**
+   * A partition's records must fit its {@code retention.bytes}, or the broker deletes the oldest at once.
+   * {@code bytes} is what the backup stores of them, compressed: less than the target will hold for any
+   * codec but one that compresses better, so a refusal is all but certain to be one the broker makes.
+   */
+  static List<String> retentionBytes(String target, Map<String, String> configs, int partition, long bytes) {
+    long retention = number(configs, TopicConfig.RETENTION_BYTES_CONFIG);
+    if (deletes(configs) && retention >= 0 && retention < bytes) {
+      return List.of("target topic " + target + " has " + TopicConfig.RETENTION_BYTES_CONFIG + "=" + retention
+          + ", less than the " + bytes + " bytes of partition " + partition + " to restore (as the backup stores"
+          + " them, compressed): the broker would delete the oldest restored records at once; raise "
+          + TopicConfig.RETENTION_BYTES_CONFIG + " (-1 keeps any size)");
+    }
+    return List.of();
+  }
+
+  private static boolean deletes(Map<String, String> configs) {
+    return configs.getOrDefault(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE)
+        .contains(TopicConfig.CLEANUP_POLICY_DELETE);
   }
 
   /** A numeric config, or -1 when absent or unlimited. */
