@@ -227,6 +227,17 @@ class FollowingRestoreTest {
     }
     List<BackupRecord> standby = TopicContents.read(kafka.bootstrapServers(), "journal-standby", 1).get(0);
     assertEquals(produced.records(0), standby);
+
+    // Renumbering writes every offset as a record: a marker among them means the target holds something else.
+    kafka.createTopics(new NewTopic("journal-renumbered", 1, (short) 1));
+    commit("journal-renumbered", committed.stream().map(r -> new ProducerRecord<>("journal-renumbered", 0,
+        r.timestamp(), r.key(), r.value())).toList(), new Produced());
+    try (Follower follower = Follower.start(following("journal", "journal-renumbered")
+        .offsetMode(dev.ratisoffload.kafka.restore.OffsetMode.RENUMBER).build(), store)) {
+      KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
+      assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind());
+      assertTrue(e.getMessage().contains("its offsets 4-4 hold no record"), e::getMessage);
+    }
   }
 
   /**
