@@ -90,7 +90,9 @@ final class TopicRecords {
   /** Every record of every partition of the topic, from its start to its end when this is called. */
   static SortedMap<Integer, List<Stored>> readAll(String bootstrap, String topic) throws IOException {
     Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false, ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false, ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000,
+        // partitionsFor of a missing topic must not make a broker with auto.create.topics.enable create it
+        ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     SortedMap<Integer, List<Stored>> records = new TreeMap<>();
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

@@ -201,6 +201,97 @@ class FollowingRestoreTest {
   }
 
   @Test
+  void aTargetWhoseLastOffsetIsATransactionMarkerIsContinued() throws Exception {
+    kafka.createTopics(new NewTopic("journal", 1, (short) 1), new NewTopic("journal-standby", 1, (short) 1));
+    long time = System.currentTimeMillis() - 60_000;
+    List<ProducerRecord<byte[], byte[]>> committed = new ArrayList<>();
+    List<ProducerRecord<byte[], byte[]>> plain = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      committed.add(new ProducerRecord<>("journal", 0, time + i, null, ("entry " + i).getBytes(StandardCharsets.UTF_8)));
+      plain.add(new ProducerRecord<>("journal", 0, time + 10 + i, null, ("later " + i).getBytes(StandardCharsets.UTF_8)));
+    }
+    Produced produced = new Produced();
+    commit("journal", committed, produced); // offsets 0-3, the commit marker at 4
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
+      produced.send(producer, plain, TimestampKind.CREATE_TIME); // offsets 5-8
+    }
+    backup("journal", store);
+    // The standby already holds the transaction, written as it was: its last offset (4) is a marker.
+    commit("journal-standby", committed.stream().map(r -> new ProducerRecord<>("journal-standby", 0, r.timestamp(),
+        r.key(), r.value())).toList(), new Produced());
+    try (Follower follower = Follower.start(following("journal", "journal-standby").build(), store)) {
+      Await.until("journal-standby to hold 9 offsets", DEADLINE, () -> follower.running()
+          && TopicContents.offsets(kafka.bootstrapServers(), "journal-standby", 1) == 9);
+      assertEquals(List.of("0@5/5"), follower.resumed);
+      assertEquals(4, follower.stop().records());
+    }
+    List<BackupRecord> standby = TopicContents.read(kafka.bootstrapServers(), "journal-standby", 1).get(0);
+    assertEquals(produced.records(0), standby);
+
+    // Renumbering writes every offset as a record: a marker among them means the target holds something else.
+    kafka.createTopics(new NewTopic("journal-renumbered", 1, (short) 1));
+    commit("journal-renumbered", committed.stream().map(r -> new ProducerRecord<>("journal-renumbered", 0,
+        r.timestamp(), r.key(), r.value())).toList(), new Produced());
+    try (Follower follower = Follower.start(following("journal", "journal-renumbered")
+        .offsetMode(dev.ratisoffload.kafka.restore.OffsetMode.RENUMBER).build(), store)) {
+      KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
+      assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind());
+      assertTrue(e.getMessage().contains("its offsets 4-4 hold no record"), e::getMessage);
+    }
+  }
+
+  /**
+   * Sends the records to partition 0 of a one-partition topic in one committed transaction, adding each
+   * to {@code produced} where it was stored; returns once the commit marker is stored too (the
+   * coordinator writes it after the commit returns).
+   */
+  private static void commit(String topic, List<ProducerRecord<byte[], byte[]>> records, Produced produced)
+      throws Exception {
+    long before = TopicContents.offsets(kafka.bootstrapServers(), topic, 1);
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(),
+        Map.of("transactional.id", topic + "-writer"))) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> acks = new ArrayList<>();
+      for (ProducerRecord<byte[], byte[]> r : records) {
+        acks.add(producer.send(r));
+      }
+      producer.commitTransaction();
+      for (int i = 0; i < records.size(); i++) {
+        produced.add(records.get(i), acks.get(i).get(), TimestampKind.CREATE_TIME);
+      }
+    }
+    awaitOffsets(topic, 1, before + records.size() + 1);
+  }
+
+  @Test
+  void aFollowerChecksTheTargetAsAOneShotRestoreDoes() throws Exception {
+    kafka.createTopics(new NewTopic("archive", 1, (short) 1),
+        new NewTopic("archive-short", 1, (short) 1).configs(Map.of("retention.ms", "60000")),
+        new NewTopic("archive-small", 1, (short) 1).configs(Map.of("retention.bytes", "100")));
+    long twoHoursAgo = System.currentTimeMillis() - 7_200_000L;
+    List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      records.add(new ProducerRecord<>("archive", 0, twoHoursAgo + i, null,
+          ("archived " + i).getBytes(StandardCharsets.UTF_8)));
+    }
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
+      new Produced().send(producer, records, TimestampKind.CREATE_TIME);
+    }
+    backup("archive", store);
+    for (String[] target : new String[][] {{"archive-short", "retention.ms=60000"},
+        {"archive-small", "retention.bytes=100"}}) {
+      try (Follower follower = Follower.start(following("archive", target[0]).build(), store)) {
+        KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
+        assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind());
+        assertTrue(e.getMessage().contains(target[1]) && e.getMessage().contains("before backup offset 0"),
+            e::getMessage);
+      }
+      assertEquals(0, TopicContents.offsets(kafka.bootstrapServers(), target[0], 1), "nothing sent");
+    }
+  }
+
+  @Test
   void aStoreOutageIsRetriedAndRecoveredFrom() throws Exception {
     kafka.createTopics(new NewTopic("steady", 1, (short) 1));
     Produced produced = new Produced();
@@ -268,6 +359,14 @@ class FollowingRestoreTest {
         throw new AssertionError("the follower failed", failure);
       }
       return summary;
+    }
+
+    /** Whether it still runs; throws what ended it otherwise. */
+    boolean running() {
+      if (failure != null) {
+        throw new AssertionError("the follower failed", failure);
+      }
+      return thread.isAlive();
     }
 
     Throwable awaitFailure() throws InterruptedException {

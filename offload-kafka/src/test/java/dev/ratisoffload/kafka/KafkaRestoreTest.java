@@ -230,6 +230,12 @@ class KafkaRestoreTest {
   }
 
   @Test
+  void aTargetWithSmallerRetentionBytesIsRefused() throws Exception {
+    kafka.createTopics(new NewTopic("small-store", 3, (short) 1).configs(Map.of("retention.bytes", "1000")));
+    assertRefused("shapes", "small-store", 3, b -> { }, "retention.bytes=1000");
+  }
+
+  @Test
   void aLogAppendTimeTargetIsRefusedWhenOffsetsAndTimestampsArePreserved() throws Exception {
     kafka.createTopics(new NewTopic("stamped", 3, (short) 1).configs(Map.of("message.timestamp.type",
         "LogAppendTime")));
@@ -258,6 +264,54 @@ class KafkaRestoreTest {
     assertTrue(e.getMessage().contains("partition 0 offsets " + firstAborted + "-"), e::getMessage);
     assertTrue(e.getMessage().contains("--offsets renumber"), e::getMessage);
     assertEquals(0, TopicContents.offsets(kafka.bootstrapServers(), "holed-preserved", 1));
+  }
+
+  @Test
+  void aBackupReadUncommittedIsRefusedUnlessAllowed() throws Exception {
+    new KafkaTopicBackup(BackupSettings.builder(kafka.bootstrapServers(), "holed", "prod-dirty").readCommitted(false)
+        .build(), store, BackupListener.NONE).run();
+    KafkaOffloadException e = assertThrows(KafkaOffloadException.class, () -> restore(
+        RestoreSettings.builder(kafka.bootstrapServers(), "prod-dirty", "holed").targetTopic("holed-dirty")
+            .createTopic(true).offsetMode(OffsetMode.RENUMBER).build()));
+    assertEquals(KafkaOffloadException.Kind.INCONSISTENT, e.kind());
+    assertTrue(e.getMessage().contains("aborted transactions") && e.getMessage().contains("--allow-uncommitted"),
+        e::getMessage);
+    try (var admin = kafka.admin()) {
+      assertTrue(!admin.listTopics().names().get().contains("holed-dirty"), "refused before creating the target");
+    }
+
+    RestoreSummary allowed = restore(RestoreSettings.builder(kafka.bootstrapServers(), "prod-dirty", "holed")
+        .targetTopic("holed-dirty").createTopic(true).offsetMode(OffsetMode.RENUMBER).allowUncommitted(true).build());
+    assertEquals(committed.size() + 3, allowed.records(), "the aborted records too");
+  }
+
+  @Test
+  void recordsAreCompressedAsTheTargetSaysAndSizedAsTheBrokerChecksThem() throws Exception {
+    kafka.createTopics(new NewTopic("bulky", 1, (short) 1), new NewTopic("noisy", 1, (short) 1),
+        new NewTopic("bulky-gzip", 1, (short) 1).configs(Map.of("max.message.bytes", "100000",
+            "compression.type", "gzip")),
+        new NewTopic("bulky-plain", 1, (short) 1).configs(Map.of("max.message.bytes", "100000",
+            "compression.type", "gzip")),
+        new NewTopic("noisy-zstd", 1, (short) 1).configs(Map.of("max.message.bytes", "100000")));
+    byte[] noise = new byte[200_000];
+    new Random(3).nextBytes(noise);
+    Produced bulky = new Produced();
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
+      bulky.send(producer, List.of(new ProducerRecord<>("bulky", 0, System.currentTimeMillis(), null,
+          "a".repeat(200_000).getBytes(StandardCharsets.UTF_8))), TimestampKind.CREATE_TIME);
+      new Produced().send(producer, List.of(new ProducerRecord<>("noisy", 0, null, noise)), TimestampKind.CREATE_TIME);
+    }
+    backup("bulky");
+    backup("noisy");
+
+    // 200 kB of one letter: far over max.message.bytes, far under it once gzip'd as the topic says.
+    assertEquals(1, restore(settings("bulky", "bulky-gzip").build()).records());
+    assertEquals(bulky.records(0), TopicContents.read(kafka.bootstrapServers(), "bulky-gzip", 1).get(0));
+
+    assertRefused("bulky", "bulky-plain", 1, b -> b.compression("none"),
+        "the record at offset 0 of partition 0 is 200");
+    assertRefused("noisy", "noisy-zstd", 1, b -> b.compression("zstd"), "compressed with zstd): the broker would"
+        + " refuse it");
   }
 
   @Test

@@ -20,8 +20,8 @@ public final class TopicContents {
   public static Map<Integer, List<BackupRecord>> read(String bootstrap, String topic, int partitions) {
     Map<Integer, List<BackupRecord>> records = new TreeMap<>();
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap,
-        "enable.auto.commit", false, "isolation.level", "read_uncommitted"), new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
+        "enable.auto.commit", false, "isolation.level", "read_uncommitted", "allow.auto.create.topics", false),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> tps = new ArrayList<>();
       for (int p = 0; p < partitions; p++) {
         tps.add(new TopicPartition(topic, p));
@@ -45,8 +45,9 @@ public final class TopicContents {
 
   /** The high watermark of each partition. */
   public static Map<Integer, Long> highWatermarks(String bootstrap, String topic, int partitions) {
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap),
-        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    // Never creating the topic: a test that waits for a restore to create it must not race it.
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap,
+        "allow.auto.create.topics", false), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> tps = new ArrayList<>();
       for (int p = 0; p < partitions; p++) {
         tps.add(new TopicPartition(topic, p));

@@ -28,8 +28,8 @@ import picocli.CommandLine.ParameterException;
             + " headers and timestamp, each partition into the same partition.",
         "One-shot (the default): first reads and verifies every segment to restore (hashes and chain), and checks"
             + " the target: it must exist (or --create-topic), have the backed-up partition count, be empty, and be"
-            + " able to keep the records (message.timestamp.type, retention.ms, message.timestamp.before.max.ms,"
-            + " max.message.bytes); any refusal names the setting and nothing is written. Then it sends with the"
+            + " able to keep the records (message.timestamp.type, retention.ms, retention.bytes,"
+            + " message.timestamp.before.max.ms, max.message.bytes, the last as compressed); any refusal names the setting and nothing is written. Then it sends with the"
             + " idempotent producer (acks=all) and checks every delivery against the offset the record was sent"
             + " for: another writer on a partition ends it with exit 5.",
         "--offsets preserve (the default) writes every record at its original offset and refuses a backup with"
@@ -105,6 +105,17 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           + " last step before promoting a standby.")
   private Duration drainAfter;
 
+  @Option(names = "--compression", paramLabel = "none|gzip|snappy|lz4|zstd|producer",
+      description = "How the producer compresses. Default: as the target topic's compression.type says (its"
+          + " codec; uncompressed for producer or uncompressed). The broker checks max.message.bytes against the"
+          + " batch as compressed.")
+  private String compression;
+
+  @Option(names = "--allow-uncommitted",
+      description = "Restore a backup read with --isolation read_uncommitted: its aborted transactional records"
+          + " are written as committed records. Without it such a backup is refused (exit 3).")
+  private boolean allowUncommitted;
+
   @Override
   public Integer call() {
     RestoreSettings settings = settings();
@@ -140,6 +151,8 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           .drainAfter(drainAfter)
           .brokerTimeout(client.brokerTimeout)
           .clientProperties(client.clientProperties())
+          .compression(compression)
+          .allowUncommitted(allowUncommitted)
           .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

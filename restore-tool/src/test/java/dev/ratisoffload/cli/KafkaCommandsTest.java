@@ -102,13 +102,20 @@ class KafkaCommandsTest {
   }
 
   @Test
-  void failuresExitWithTheirCodesAndOneLine(@TempDir Path store) {
+  void failuresExitWithTheirCodesAndOneLine(@TempDir Path store) throws Exception {
     Cli.Result unknown = Cli.run(backup(store, "no-such-topic"));
     assertEquals(2, unknown.code(), unknown::toString);
     assertTrue(unknown.err().contains("does not exist"), unknown::toString);
 
     Cli.Result isolation = Cli.run(backup(store, "orders", "--isolation", "dirty"));
     assertEquals(2, isolation.code(), isolation::toString);
+
+    Path file = java.nio.file.Files.createTempFile("client", ".properties");
+    java.nio.file.Files.writeString(file, "auto.offset.reset=earliest\n");
+    file.toFile().deleteOnExit();
+    Cli.Result reset = Cli.run(backup(store, "orders", "--command-config", file.toString()));
+    assertEquals(2, reset.code(), reset::toString);
+    assertTrue(reset.err().contains("auto.offset.reset"), reset::toString);
 
     Cli.Result unreachable = Cli.run("kafka", "backup", "--bootstrap-server", "127.0.0.1:" + FreePorts.next(),
         "--topic", "orders", "--store", store.toUri().toString(), "--cluster", "k1", "--broker-timeout", "2s");

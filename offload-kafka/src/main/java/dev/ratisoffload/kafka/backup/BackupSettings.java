@@ -28,7 +28,8 @@ import java.util.TreeSet;
  *     the same name (deleted and created again), instead of refusing
  * @param brokerTimeout how long a metadata or offset request to the broker may take before the backup
  *     gives up as {@code UNAVAILABLE}
- * @param clientProperties extra Kafka client settings (security, for example), applied last
+ * @param clientProperties extra Kafka client settings (security, for example); those the backup's
+ *     correctness rests on are refused ({@link BackupConsumerProperties})
  */
 public record BackupSettings(
     String bootstrapServers,
@@ -71,6 +72,7 @@ public record BackupSettings(
       throw new IllegalArgumentException("memory budget " + memoryBudget + " bytes is below the segment size "
           + segmentBytes);
     }
+    BackupConsumerProperties.refuseOwned(clientProperties);
     clientProperties = Map.copyOf(clientProperties);
   }
 

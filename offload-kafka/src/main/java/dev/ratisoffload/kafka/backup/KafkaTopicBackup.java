@@ -26,7 +26,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -165,7 +164,7 @@ public final class KafkaTopicBackup {
       // Closed before run() returns or throws: no put is in progress after it, and the writers'
       // compressor is freed (discarding the open segments afterwards does not touch it).
       try (uploads; writers) {
-        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(),
+        KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(BackupConsumerProperties.of(settings), new ByteArrayDeserializer(),
             new ByteArrayDeserializer());
         consumer = c;
         try {
@@ -550,23 +549,6 @@ public final class KafkaTopicBackup {
       size += h.key().length() + (h.value() == null ? 0 : h.value().length);
     }
     return size;
-  }
-
-  private Map<String, Object> consumerProperties() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "offload-kafka-backup-" + settings.topic());
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    // Positions come from the chain, never from a reset: a missing offset is an error, not a jump.
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, settings.isolation());
-    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-    p.put(ConsumerConfig.CHECK_CRCS_CONFIG, true);
-    // Kafka's consumer performance tool's receive buffer, not the client's 64 KiB: fewer reads per fetch.
-    p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 2 * 1024 * 1024);
-    p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
-    p.putAll(settings.clientProperties());
-    return p;
   }
 
   private Map<String, Object> adminProperties() {

@@ -113,6 +113,7 @@ public final class KafkaTopicRestore {
     ManifestKey key = chosen.newestManifest().orElseThrow(() -> new IntegrityException(chosen.describe()
         + " has segments but no topic manifest (a backup writes it first: it was deleted); run `offload kafka verify`"));
     TopicManifest manifest = source.readManifest(key);
+    refuseUncommitted(chosen, manifest);
     List<Integer> partitions = settings.partitions().isEmpty()
         ? IntStream.range(0, manifest.partitions()).boxed().toList() : settings.partitions();
     for (int p : partitions) {
@@ -122,6 +123,19 @@ public final class KafkaTopicRestore {
       }
     }
     return new Backup(chosen, manifest, partitions);
+  }
+
+  /**
+   * A backup read with read_uncommitted holds the records of aborted transactions as ordinary records;
+   * restoring it would write them as committed. That is a property of the backup's data, which no retry
+   * changes (exit 3, like the holes that --offsets preserve cannot reproduce), not of the target.
+   */
+  private void refuseUncommitted(TopicIncarnation chosen, TopicManifest manifest) {
+    if (TopicManifest.READ_UNCOMMITTED.equals(manifest.isolation()) && !settings.allowUncommitted()) {
+      throw new KafkaOffloadException(Kind.INCONSISTENT, "the backup of " + chosen.describe() + " was read with "
+          + TopicManifest.READ_UNCOMMITTED + ": it holds the records of aborted transactions, which a restore would"
+          + " write as committed records. Nothing was written; to restore it anyway, pass --allow-uncommitted");
+    }
   }
 
   // ---- one-shot ----------------------------------------------------------------------------------
@@ -135,9 +149,9 @@ public final class KafkaTopicRestore {
     long total = plans.values().stream().mapToLong(PartitionPlan::records).sum();
     int maxRecordBytes = plans.values().stream().mapToInt(PartitionPlan::maxRecordBytes).max().orElse(0);
     try (TargetTopic target = new TargetTopic(settings)) {
-      prepareTarget(target, backup, true, plans.values());
+      String codec = prepareTarget(target, backup, true, plans.values());
       listener.sending(total);
-      RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(),
+      RecordSender sender = new RecordSender(producerSettings(maxRecordBytes, codec), target.name(),
           settings.bootstrapServers());
       sendAll(plans, sender);
       Map<Integer, Long> highWatermarks = target.endOffsets(backup.partitions());
@@ -250,8 +264,12 @@ public final class KafkaTopicRestore {
 
   // ---- the target --------------------------------------------------------------------------------
 
-  /** Creates the target if asked to and it is missing; refuses one that cannot take the restore. */
-  private void prepareTarget(TargetTopic target, Backup backup, boolean mustBeEmpty,
+  /**
+   * Creates the target if asked to and it is missing; refuses one that cannot take the restore.
+   *
+   * @return the codec the producer compresses with
+   */
+  private String prepareTarget(TargetTopic target, Backup backup, boolean mustBeEmpty,
       java.util.Collection<PartitionPlan> plans) {
     TopicManifest manifest = backup.manifest();
     boolean created = false;
@@ -284,11 +302,14 @@ public final class KafkaTopicRestore {
     if (refusals.isEmpty() && mustBeEmpty) {
       refusals.addAll(TargetChecks.empty(target.name(), target.endOffsets(backup.partitions())));
     }
-    refusals.addAll(TargetChecks.capacity(target.name(), configs, plans, clock.instant()));
+    String codec = RestoreCompression.codec(settings.compression(), configs);
+    refusals.addAll(TargetChecks.capacity(target.name(), configs, plans, clock.instant(),
+        RestoreCompression.sizer(codec, (plan, offset) -> plan.recordAt(source, offset))));
     if (!refusals.isEmpty()) {
       throw TargetTopic.refused(String.join("; ", refusals) + (created
           ? ". The topic was created; nothing was written into it" : ". Nothing was written"));
     }
+    return codec;
   }
 
   /** The configs set on the backed-up topic; preserve mode keeps CreateTime whatever the backup had. */
@@ -306,9 +327,9 @@ public final class KafkaTopicRestore {
     return configs;
   }
 
-  private ProducerSettings producerSettings(int maxRecordBytes) {
+  private ProducerSettings producerSettings(int maxRecordBytes, String codec) {
     return new ProducerSettings(settings.bootstrapServers(), "offload-kafka-restore-" + settings.targetTopic(),
-        settings.brokerTimeout(), maxRecordBytes, settings.clientProperties());
+        settings.brokerTimeout(), maxRecordBytes, codec, settings.clientProperties());
   }
 
   // ---- follow ------------------------------------------------------------------------------------
@@ -358,7 +379,9 @@ public final class KafkaTopicRestore {
     String maxBytes = backup.manifest().config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
     int maxRecordBytes = maxBytes == null ? DEFAULT_MAX_RECORD_BYTES : (int) Math.min(Integer.MAX_VALUE,
         Long.parseLong(maxBytes));
-    RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(), settings.bootstrapServers());
+    String codec = RestoreCompression.codec(settings.compression(), target.configs());
+    RecordSender sender = new RecordSender(producerSettings(maxRecordBytes, codec), target.name(),
+        settings.bootstrapServers());
     try {
       List<StandbyPartition> standbys = new ArrayList<>();
       for (int p : backup.partitions()) {

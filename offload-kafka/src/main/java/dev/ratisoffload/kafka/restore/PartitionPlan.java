@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.restore;
 
+import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.Hole;
 import dev.ratisoffload.kafka.format.RecordOutline;
 import dev.ratisoffload.kafka.format.SegmentEntry;
@@ -29,10 +30,13 @@ import java.util.Optional;
  *     {@value ChainVerifier#MAX_LISTED_HOLES})
  * @param holeOffsets how many offsets below {@code endOffset} have no record
  * @param minTimestamp the oldest timestamp among the records (Long.MAX_VALUE when there are none)
- * @param maxRecordBytes the largest record, as a batch of its own
+ * @param maxRecordBytes the largest record, as a batch of its own (uncompressed, an upper bound)
+ * @param maxRecordOffset the offset of that record (-1 when there are no records)
+ * @param storedBytes what the backup stores of the segments to send (compressed)
  */
 record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainStart, long endOffset, long records,
-    List<OffsetRange> holes, long holeOffsets, long minTimestamp, int maxRecordBytes) {
+    List<OffsetRange> holes, long holeOffsets, long minTimestamp, int maxRecordBytes, long maxRecordOffset,
+    long storedBytes) {
 
   /**
    * A segment the verify pass read, with the header it had then.
@@ -75,6 +79,7 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
     long pendingHoleOffsets = 0; // holes after the last record so far: restored only if a record follows
     long minTimestamp = Long.MAX_VALUE;
     int maxBytes = 0;
+    long maxOffset = -1;
     boolean cut = false;
     for (StoredSegment segment : chain.segments()) {
       if (cut) {
@@ -104,7 +109,11 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
             pendingHoleOffsets = 0;
             end = record.offset() + 1;
             minTimestamp = Math.min(minTimestamp, record.timestamp());
-            maxBytes = Math.max(maxBytes, RecordSizes.upperBound(record));
+            int bytes = RecordSizes.upperBound(record);
+            if (bytes > maxBytes) {
+              maxBytes = bytes;
+              maxOffset = record.offset();
+            }
           }
         }
         segments.add(new VerifiedSegment(segment, reader.header(), reader.keptBody()));
@@ -122,8 +131,44 @@ record PartitionPlan(int partition, List<VerifiedSegment> segments, long chainSt
       }
     }
     return new PartitionPlan(chain.partition(), needed, chainStart, restoredEnd, records, inside, holeOffsets,
-        minTimestamp,
-        maxBytes);
+        minTimestamp, maxBytes, maxOffset, needed.stream().mapToLong(v -> v.segment().size()).sum());
+  }
+
+  /**
+   * Follow mode: the figures of records about to be sent, for the same checks of the target (the
+   * retention.bytes check is made on the whole rest of the chain instead).
+   */
+  static PartitionPlan ofRecords(int partition, List<BackupRecord> records) {
+    long minTimestamp = Long.MAX_VALUE;
+    int maxBytes = 0;
+    long maxOffset = -1;
+    for (BackupRecord record : records) {
+      minTimestamp = Math.min(minTimestamp, record.timestamp());
+      int bytes = RecordSizes.upperBound(RecordOutline.of(record));
+      if (bytes > maxBytes) {
+        maxBytes = bytes;
+        maxOffset = record.offset();
+      }
+    }
+    long end = records.isEmpty() ? 0 : records.get(records.size() - 1).offset() + 1;
+    return new PartitionPlan(partition, List.of(), 0, end, records.size(), List.of(), 0, minTimestamp, maxBytes,
+        maxOffset, 0);
+  }
+
+  /** The record at an offset of the plan, read from its verified segments; null when there is none. */
+  BackupRecord recordAt(SegmentSource source, long offset) {
+    for (VerifiedSegment verified : segments) {
+      if (verified.segment().firstOffset() <= offset && offset <= verified.segment().lastOffset()) {
+        try (SegmentReader reader = verified.reopen(source)) {
+          for (SegmentEntry entry = reader.next(); entry != null; entry = reader.next()) {
+            if (entry instanceof BackupRecord r && r.offset() == offset) {
+              return r;
+            }
+          }
+        }
+      }
+    }
+    return null;
   }
 
   /** The offsets preserve mode cannot reproduce: before the chain's start, and every hole. */

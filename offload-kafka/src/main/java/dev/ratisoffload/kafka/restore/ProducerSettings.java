@@ -8,11 +8,11 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 /**
  * The producer a restore writes with: idempotent (a retried batch is neither duplicated nor reordered),
  * acks=all, a short linger and large batches, many records in flight, and requests large enough for the
- * largest record restored. The user's client properties (security) are applied first; the settings that
- * keep offsets exact are not theirs to change.
+ * largest record restored, compressed with the codec {@link RestoreCompression} chose. The user's client
+ * properties (security) are applied first; the settings that keep offsets exact are not theirs to change.
  */
 record ProducerSettings(String bootstrap, String clientId, Duration brokerTimeout, int maxRecordBytes,
-    Map<String, String> clientProperties) {
+    String compression, Map<String, String> clientProperties) {
 
   static final int BATCH_BYTES = 256 * 1024;
   static final int LINGER_MS = 5;
@@ -28,7 +28,7 @@ record ProducerSettings(String bootstrap, String clientId, Duration brokerTimeou
     p.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, BATCH_BYTES);
     p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, BUFFER_BYTES);
-    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Math.max(1024 * 1024, maxRecordBytes + 1024));
     p.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
     int requestMs = (int) Math.min(brokerTimeout.toMillis(), 30_000);

@@ -20,6 +20,10 @@ import org.apache.kafka.common.Uuid;
  *     record is on the target, after checking each partition's last record (promoting a standby)
  * @param brokerTimeout how long a broker request may take before it counts as unreachable
  * @param clientProperties Kafka client properties (security) applied to every client
+ * @param compression the producer's codec ({@link RestoreCompression#FLAG_VALUES}); empty for the target
+ *     topic's {@code compression.type}
+ * @param allowUncommitted restore a backup read with read_uncommitted, whose aborted transactional records
+ *     would be written as committed ones; refused without it
  */
 public record RestoreSettings(
     String bootstrapServers,
@@ -36,7 +40,9 @@ public record RestoreSettings(
     Duration pollInterval,
     Optional<Duration> drainAfter,
     Duration brokerTimeout,
-    Map<String, String> clientProperties) {
+    Map<String, String> clientProperties,
+    Optional<String> compression,
+    boolean allowUncommitted) {
 
   public static final Duration MIN_POLL = Duration.ofMillis(100);
   public static final Duration FIRST_RETRY = Duration.ofSeconds(1);
@@ -65,6 +71,7 @@ public record RestoreSettings(
       throw new IllegalArgumentException("the replication factor must be at least 1, not " + replicationFactor.get());
     }
     clientProperties = Map.copyOf(clientProperties);
+    RestoreCompression.requireValid(compression);
   }
 
   public static Builder builder(String bootstrapServers, String cluster, String topic) {
@@ -88,6 +95,8 @@ public record RestoreSettings(
     private Optional<Duration> drainAfter = Optional.empty();
     private Duration brokerTimeout = Duration.ofSeconds(30);
     private Map<String, String> clientProperties = Map.of();
+    private Optional<String> compression = Optional.empty();
+    private boolean allowUncommitted;
 
     private Builder(String bootstrapServers, String cluster, String topic) {
       this.bootstrapServers = bootstrapServers;
@@ -156,9 +165,20 @@ public record RestoreSettings(
       return this;
     }
 
+    public Builder compression(String codec) {
+      this.compression = Optional.ofNullable(codec);
+      return this;
+    }
+
+    public Builder allowUncommitted(boolean allow) {
+      this.allowUncommitted = allow;
+      return this;
+    }
+
     public RestoreSettings build() {
       return new RestoreSettings(bootstrapServers, cluster, topic, topicId, targetTopic, partitions, offsetMode,
-          createTopic, replicationFactor, until, follow, pollInterval, drainAfter, brokerTimeout, clientProperties);
+          createTopic, replicationFactor, until, follow, pollInterval, drainAfter, brokerTimeout, clientProperties,
+          compression, allowUncommitted);
     }
   }
 }

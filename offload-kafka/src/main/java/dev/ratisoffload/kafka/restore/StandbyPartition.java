@@ -12,7 +12,10 @@ import dev.ratisoffload.kafka.read.PartitionChain;
 import dev.ratisoffload.kafka.read.SegmentSource;
 import dev.ratisoffload.kafka.read.StoredSegment;
 import dev.ratisoffload.kafka.read.TopicIncarnation;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
@@ -40,17 +43,25 @@ final class StandbyPartition {
   private final Counts counts;
   private final RestoreListener listener;
   private final ChainLinks links = new ChainLinks();
+  private final String targetName;
+  /** The target's configs when the partition resumed: what every segment's records are checked against. */
+  private final Map<String, String> targetConfigs;
+  /** The producer's codec, for sizing records as the broker checks them. */
+  private final String codec;
   /** The next source offset to send; records below it are already in the target. */
   private long nextSource;
 
   private StandbyPartition(RestoreSettings settings, SegmentSource source, ChainFollower follower, Counts counts,
-      RestoreListener listener, long nextSource) {
+      RestoreListener listener, long nextSource, String targetName, Map<String, String> targetConfigs) {
     this.settings = settings;
     this.source = source;
     this.follower = follower;
     this.counts = counts;
     this.listener = listener;
     this.nextSource = nextSource;
+    this.targetName = targetName;
+    this.targetConfigs = targetConfigs;
+    this.codec = RestoreCompression.codec(settings.compression(), targetConfigs);
   }
 
   /**
@@ -64,16 +75,25 @@ final class StandbyPartition {
     boolean preserve = settings.offsetMode() == OffsetMode.PRESERVE;
     long hw = target.endOffsets(List.of(p)).get(p);
     String where = "target " + target.name() + "/" + p;
+    Map<String, String> configs = target.configs();
     long nextSource;
     if (hw == 0) {
       nextSource = 0;
     } else {
       long start = target.startOffsets(List.of(p)).get(p);
-      Optional<BackupRecord> last = start > hw - 1 ? Optional.empty() : target.recordAt(p, hw - 1);
+      Optional<BackupRecord> last = start > hw - 1 ? Optional.empty() : target.lastRecord(p, start, hw);
       if (last.isEmpty()) {
-        throw new KafkaOffloadException(Kind.REFUSED, where + ": its last record (offset " + (hw - 1) + ") is gone,"
-            + " removed by the topic's retention (log start offset " + start + "), so nothing proves the target"
-            + " holds this backup's records; restore into a new topic (and give it a longer retention.ms)");
+        throw new KafkaOffloadException(Kind.REFUSED, where + ": it holds no record below its high watermark " + hw
+            + " (log start offset " + start + "; retention removed them, or only transaction markers are left), so"
+            + " nothing proves the target holds this backup's records; restore into a new topic (and give it a"
+            + " longer retention.ms)");
+      }
+      long lastOffset = last.get().offset();
+      if (lastOffset < hw - 1 && !preserve) {
+        throw new KafkaOffloadException(Kind.REFUSED, where + ": its offsets " + (lastOffset + 1) + "-" + (hw - 1)
+            + " hold no record (transaction markers or compacted records), but --offsets renumber writes every"
+            + " offset as a record: the target holds something else; follow into an empty topic or the one this"
+            + " backup restored into");
       }
       PartitionChain chain = incarnation.partition(p);
       if (!preserve && chain.trimmedStart().isPresent()) {
@@ -83,19 +103,43 @@ final class StandbyPartition {
             + chain.trimmedStart().get().firstOffset() + "), so nothing proves which record comes next; restore"
             + " into a new topic (a preserve-mode standby is not affected by gc)");
       }
-      BackupRecord expected = preserve ? recordAtOffset(source, chain, hw - 1) : recordAtIndex(source, chain, hw - 1);
+      BackupRecord expected = preserve ? recordAtOffset(source, chain, lastOffset) : recordAtIndex(source, chain,
+          lastOffset);
       if (expected == null) {
         throw new KafkaOffloadException(Kind.REFUSED, where + " holds " + hw + " offsets, but the backup of "
-            + chain.describe() + " has no record at " + (preserve ? "offset " : "position ") + (hw - 1)
+            + chain.describe() + " has no record at " + (preserve ? "offset " : "position ") + lastOffset
             + ": the target holds something else; follow into an empty topic or the one this backup restored into");
       }
-      String difference = difference(last.get(), expected, TargetTopic.keepsCreateTime(target.configs()));
+      String difference = difference(last.get(), expected, TargetTopic.keepsCreateTime(configs));
       if (difference != null) {
-        throw new KafkaOffloadException(Kind.REFUSED, where + ": its last record (offset " + (hw - 1) + ") differs"
+        throw new KafkaOffloadException(Kind.REFUSED, where + ": its last record (offset " + lastOffset + ") differs"
             + " from the backup's record at offset " + expected.offset() + " (" + difference + "): the target holds"
             + " something else; follow into an empty topic or the one this backup restored into");
       }
-      nextSource = expected.offset() + 1;
+      if (preserve) {
+        // The offsets after the last record hold none on the target (markers): the backup must have none there.
+        BackupRecord between = firstRecordIn(source, chain, lastOffset + 1, hw);
+        long covered = chain.last().map(StoredSegment::lastOffset).orElse(-1L);
+        if (covered < hw - 1) {
+          throw new KafkaOffloadException(Kind.REFUSED, where + " holds offsets up to " + (hw - 1) + ", the backup of "
+              + chain.describe() + " only up to " + covered + ": the target holds something else; follow into an"
+              + " empty topic or the one this backup restored into");
+        }
+        if (between != null) {
+          throw new KafkaOffloadException(Kind.REFUSED, where + " holds no record at offsets " + (lastOffset + 1)
+              + "-" + (hw - 1) + ", but the backup has one at offset " + between.offset() + ": the target holds"
+              + " something else; follow into an empty topic or the one this backup restored into");
+        }
+      }
+      nextSource = preserve ? hw : expected.offset() + 1;
+    }
+    long rest = nextSource;
+    long restBytes = incarnation.partition(p).segments().stream().filter(s -> s.lastOffset() >= rest)
+        .mapToLong(StoredSegment::size).sum();
+    List<String> refusals = TargetChecks.retentionBytes(target.name(), configs, p, restBytes);
+    if (!refusals.isEmpty()) {
+      throw TargetTopic.refused(refusals.get(0) + "; the standby holds every record before backup offset "
+          + nextSource);
     }
     counts.nextTarget = hw;
     listener.resumed(p, hw, nextSource);
@@ -103,7 +147,7 @@ final class StandbyPartition {
     Optional<Long> from = hw == 0 && !preserve ? Optional.empty() : Optional.of(nextSource);
     ChainFollower follower = new ChainFollower(source.store(), settings.cluster(), settings.topic(),
         incarnation.topicId(), p, from);
-    return new StandbyPartition(settings, source, follower, counts, listener, nextSource);
+    return new StandbyPartition(settings, source, follower, counts, listener, nextSource, target.name(), configs);
   }
 
   /**
@@ -125,6 +169,7 @@ final class StandbyPartition {
         header = reader.header();
       }
       links.accept(segment, header);
+      refuseWhatTheTargetCannotKeep(entries);
       for (SegmentEntry entry : entries) {
         if (entry instanceof BackupRecord r) {
           if (r.offset() < nextSource) {
@@ -151,6 +196,27 @@ final class StandbyPartition {
     return !segments.isEmpty();
   }
 
+  /** The checks a one-shot restore makes of all its records, made of each segment's before it is sent. */
+  private void refuseWhatTheTargetCannotKeep(List<SegmentEntry> entries) {
+    List<BackupRecord> toSend = new ArrayList<>();
+    for (SegmentEntry entry : entries) {
+      if (entry instanceof BackupRecord r && r.offset() >= nextSource) {
+        toSend.add(r);
+      }
+    }
+    if (toSend.isEmpty()) {
+      return;
+    }
+    List<String> refusals = TargetChecks.capacity(targetName, targetConfigs,
+        List.of(PartitionPlan.ofRecords(counts.partition, toSend)), Instant.now(),
+        RestoreCompression.sizer(codec, (plan, offset) -> toSend.stream().filter(r -> r.offset() == offset)
+            .findFirst().orElseThrow()));
+    if (!refusals.isEmpty()) {
+      throw TargetTopic.refused(String.join("; ", refusals) + "; the standby holds every record before backup offset "
+          + nextSource);
+    }
+  }
+
   /** The record at a source offset, or null when the chain has none there. */
   private static BackupRecord recordAtOffset(SegmentSource source, PartitionChain chain, long offset) {
     for (StoredSegment segment : chain.segments()) {
@@ -161,6 +227,20 @@ final class StandbyPartition {
           }
         }
         return null;
+      }
+    }
+    return null;
+  }
+
+  /** The first record of the chain in {@code [from, end)}, or null when it has none there. */
+  private static BackupRecord firstRecordIn(SegmentSource source, PartitionChain chain, long from, long end) {
+    for (StoredSegment segment : chain.segments()) {
+      if (segment.lastOffset() >= from && segment.firstOffset() < end) {
+        for (SegmentEntry entry : source.readAll(segment)) {
+          if (entry instanceof BackupRecord r && r.offset() >= from && r.offset() < end) {
+            return r;
+          }
+        }
       }
     }
     return null;

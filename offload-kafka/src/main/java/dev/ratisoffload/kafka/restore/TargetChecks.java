@@ -14,6 +14,18 @@ import org.apache.kafka.common.config.TopicConfig;
  */
 final class TargetChecks {
 
+  /** A codec's framing may make an incompressible record's batch this much larger than its upper bound. */
+  private static final int SLACK_BYTES = 1024;
+  static final String NONE = "uncompressed";
+
+  /** How large the largest record of a plan is as a batch of its own, as the producer will send it. */
+  interface BatchSizer {
+    int batchBytes(PartitionPlan plan);
+
+    /** How the batches are sent: "uncompressed" ({@link #NONE}) or "compressed with CODEC". */
+    String describe();
+  }
+
   private TargetChecks() {}
 
   /** The partition counts must match: a record's partition is part of what is restored. */
@@ -50,10 +62,9 @@ final class TargetChecks {
 
   /** What the records to restore need of the target's retention and size limits. */
   static List<String> capacity(String target, Map<String, String> configs, Collection<PartitionPlan> plans,
-      Instant now) {
+      Instant now, BatchSizer batches) {
     List<String> refusals = new ArrayList<>();
     PartitionPlan oldest = null;
-    PartitionPlan largest = null;
     for (PartitionPlan plan : plans) {
       if (plan.records() == 0) {
         continue;
@@ -61,15 +72,11 @@ final class TargetChecks {
       if (oldest == null || plan.minTimestamp() < oldest.minTimestamp()) {
         oldest = plan;
       }
-      if (largest == null || plan.maxRecordBytes() > largest.maxRecordBytes()) {
-        largest = plan;
-      }
     }
     if (oldest != null && TargetTopic.keepsCreateTime(configs) && oldest.minTimestamp() >= 0) {
       long age = now.toEpochMilli() - oldest.minTimestamp();
-      String policy = configs.getOrDefault(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
       long retention = number(configs, TopicConfig.RETENTION_MS_CONFIG);
-      if (policy.contains(TopicConfig.CLEANUP_POLICY_DELETE) && retention >= 0 && retention < age) {
+      if (deletes(configs) && retention >= 0 && retention < age) {
         refusals.add("target topic " + target + " has " + TopicConfig.RETENTION_MS_CONFIG + "=" + retention + " ("
             + human(retention) + "), shorter than the age of the oldest record to restore (" + human(age)
             + ", partition " + oldest.partition() + "): the broker would delete restored records at once; raise "
@@ -82,15 +89,47 @@ final class TargetChecks {
             + " restore is " + human(age) + " old (partition " + oldest.partition() + "); raise it");
       }
     }
-    if (largest != null) {
-      long max = number(configs, TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
-      if (max >= 0 && max < largest.maxRecordBytes()) {
-        refusals.add("target topic " + target + " has " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + "=" + max
-            + ", the largest record to restore needs " + largest.maxRecordBytes() + " bytes (partition "
-            + largest.partition() + "): raise " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+    for (PartitionPlan plan : plans) {
+      refusals.addAll(retentionBytes(target, configs, plan.partition(), plan.storedBytes()));
+    }
+    long max = number(configs, TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+    if (max >= 0) {
+      for (PartitionPlan plan : plans) {
+        // The upper bound first: reading and compressing the record is needed only near the limit.
+        if (plan.records() > 0 && plan.maxRecordBytes() > max - SLACK_BYTES) {
+          int bytes = batches.batchBytes(plan);
+          if (bytes > max) {
+            refusals.add("target topic " + target + " has " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + "=" + max
+                + ", the record at offset " + plan.maxRecordOffset() + " of partition " + plan.partition() + " is "
+                + bytes + " bytes as a batch of its own (" + batches.describe() + "): the broker would refuse it;"
+                + " raise " + TopicConfig.MAX_MESSAGE_BYTES_CONFIG + (batches.describe().equals(NONE)
+                ? " or restore with --compression" : ""));
+          }
+        }
       }
     }
     return refusals;
+  }
+
+  /**
+   * A partition's records must fit its {@code retention.bytes}, or the broker deletes the oldest at once.
+   * {@code bytes} is what the backup stores of them, compressed: less than the target will hold for any
+   * codec but one that compresses better, so a refusal is all but certain to be one the broker makes.
+   */
+  static List<String> retentionBytes(String target, Map<String, String> configs, int partition, long bytes) {
+    long retention = number(configs, TopicConfig.RETENTION_BYTES_CONFIG);
+    if (deletes(configs) && retention >= 0 && retention < bytes) {
+      return List.of("target topic " + target + " has " + TopicConfig.RETENTION_BYTES_CONFIG + "=" + retention
+          + ", less than the " + bytes + " bytes of partition " + partition + " to restore (as the backup stores"
+          + " them, compressed): the broker would delete the oldest restored records at once; raise "
+          + TopicConfig.RETENTION_BYTES_CONFIG + " (-1 keeps any size)");
+    }
+    return List.of();
+  }
+
+  private static boolean deletes(Map<String, String> configs) {
+    return configs.getOrDefault(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE)
+        .contains(TopicConfig.CLEANUP_POLICY_DELETE);
   }
 
   /** A numeric config, or -1 when absent or unlimited. */

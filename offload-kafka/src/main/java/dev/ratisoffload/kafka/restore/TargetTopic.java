@@ -28,7 +28,11 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-/** The topic a restore writes into, as its cluster describes it: partitions, configs, offsets, records. */
+/**
+ * The topic a restore writes into, as its cluster describes it: partitions, configs, offsets, records.
+ * Whether it exists is only ever asked through the admin client, which never makes a broker create a
+ * topic; the producer (whose metadata requests always may) is only started once it exists.
+ */
 final class TargetTopic implements AutoCloseable {
 
   private final RestoreSettings settings;
@@ -116,38 +120,68 @@ final class TargetTopic implements AutoCloseable {
     return offsets;
   }
 
-  /** The record stored at an offset, or empty when none is (removed, or never written). */
-  Optional<BackupRecord> recordAt(int partition, long offset) {
+  /**
+   * The last record stored below {@code end} and at or after {@code start}, or empty when that range
+   * holds none. The last offsets may hold no record (transaction markers, compacted records), so the
+   * range is read back in windows growing from the end until a record is found.
+   */
+  Optional<BackupRecord> lastRecord(int partition, long start, long end) {
+    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(readBackProperties(), new ByteArrayDeserializer(),
+        new ByteArrayDeserializer());
+    try {
+      long window = 1;
+      for (long from = Math.max(start, end - window); ; from = Math.max(start, end - window)) {
+        Optional<BackupRecord> last = lastIn(consumer, partition, from, end);
+        if (last.isPresent() || from == start) {
+          return last;
+        }
+        window *= 16;
+      }
+    } finally {
+      KafkaClients.closeAtOnce(consumer);
+    }
+  }
+
+  /** The last record in {@code [from, end)}: reads until the consumer's position reaches {@code end}. */
+  private Optional<BackupRecord> lastIn(KafkaConsumer<byte[], byte[]> consumer, int partition, long from, long end) {
+    TopicPartition tp = new TopicPartition(topic, partition);
+    String what = "read offsets " + from + "-" + (end - 1) + " of " + topic + "/" + partition;
+    try {
+      consumer.assign(List.of(tp));
+      consumer.seek(tp, from);
+      BackupRecord last = null;
+      long deadline = System.nanoTime() + settings.brokerTimeout().toNanos();
+      while (consumer.position(tp, settings.brokerTimeout()) < end) {
+        if (System.nanoTime() > deadline) {
+          throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(), what, null);
+        }
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200)).records(tp)) {
+          if (r.offset() < end) {
+            last = KafkaClients.toBackupRecord(r);
+          }
+        }
+      }
+      return Optional.ofNullable(last);
+    } catch (org.apache.kafka.clients.consumer.OffsetOutOfRangeException e) {
+      return Optional.empty();
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(), what, e);
+    }
+  }
+
+  private Map<String, Object> readBackProperties() {
     Map<String, Object> p = new HashMap<>(settings.clientProperties());
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "offload-kafka-restore-check-" + topic);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+    // Its metadata request would otherwise make a broker with auto.create.topics.enable create a topic
+    // deleted meanwhile, with the broker's defaults: the target is only ever created by create().
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());
     p.remove(ConsumerConfig.GROUP_ID_CONFIG);
-    TopicPartition tp = new TopicPartition(topic, partition);
-    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer());
-    try {
-      consumer.assign(List.of(tp));
-      consumer.seek(tp, offset);
-      long deadline = System.nanoTime() + settings.brokerTimeout().toNanos();
-      while (System.nanoTime() < deadline) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200)).records(tp)) {
-          return r.offset() == offset ? Optional.of(KafkaClients.toBackupRecord(r)) : Optional.empty();
-        }
-      }
-      throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(),
-          "read offset " + offset + " of " + topic + "/" + partition, null);
-    } catch (org.apache.kafka.clients.consumer.OffsetOutOfRangeException e) {
-      return Optional.empty();
-    } catch (org.apache.kafka.common.errors.TimeoutException e) {
-      throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(),
-          "read offset " + offset + " of " + topic + "/" + partition, e);
-    } finally {
-      KafkaClients.closeAtOnce(consumer);
-    }
+    return p;
   }
 
   private <T> T await(KafkaFuture<T> future, String what) {
