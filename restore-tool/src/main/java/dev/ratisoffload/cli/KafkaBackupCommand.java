@@ -6,6 +6,7 @@ import dev.ratisoffload.kafka.backup.BackupSummary;
 import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
 import dev.ratisoffload.kafka.backup.StopSignals;
 import dev.ratisoffload.kafka.backup.TerminalProgress;
+import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.PrintWriter;
@@ -29,7 +30,10 @@ import picocli.CommandLine.ParameterException;
             + "With --follow it keeps the backup current until SIGTERM or SIGINT, which store the open "
             + "segments and exit 0.",
         "Transactional topics are read with read_committed: aborted records and transaction markers, like "
-            + "offsets removed by compaction, are recorded as holes, not as lost data."},
+            + "offsets removed by compaction, are recorded as holes, not as lost data.",
+        "The committed offsets of the consumer groups that read the topic are recorded too, capped at what is "
+            + "stored: once at the end, or every --group-offsets-interval while following; kafka restore "
+            + "--consumer-groups commits them on the target."},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload kafka backup --bootstrap-server kafka1:9092 --topic orders \\",
@@ -79,6 +83,18 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
           + "(deleted and created again); the old backup is kept beside it.")
   private boolean acceptRecreatedTopic;
 
+  @Option(names = "--consumer-groups", paramLabel = "REGEX",
+      description = "Record the committed offsets of only the consumer groups whose id this regular expression"
+          + " matches entirely (repeatable; a plain name is the group itself). Default: every group that committed"
+          + " an offset of the topic.")
+  private List<String> consumerGroups = new ArrayList<>();
+
+  @Option(names = "--group-offsets-interval", paramLabel = "DURATION", defaultValue = "1min",
+      converter = Converters.RatisDuration.class,
+      description = "With --follow: how often the consumer groups' offsets are recorded (default ${DEFAULT-VALUE};"
+          + " also once at a stop). A one-shot backup records them once, when its records are stored.")
+  private Duration groupOffsetsInterval;
+
   @Override
   public Integer call() {
     BackupSettings settings = settings();
@@ -111,6 +127,8 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
           .brokerTimeout(client.brokerTimeout)
           .acceptRecreatedTopic(acceptRecreatedTopic)
           .clientProperties(client.clientProperties())
+          .consumerGroups(consumerGroups.isEmpty() ? GroupSelection.ALL : GroupSelection.of(consumerGroups))
+          .groupOffsetsInterval(groupOffsetsInterval)
           .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.backup;
 
+import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.format.TopicNames;
 import dev.ratisoffload.primitives.ClusterIds;
 import java.time.Duration;
@@ -29,6 +30,9 @@ import java.util.TreeSet;
  * @param brokerTimeout how long a metadata or offset request to the broker may take before the backup
  *     gives up as {@code UNAVAILABLE}
  * @param clientProperties extra Kafka client settings (security, for example), applied last
+ * @param consumerGroups whose committed offsets are recorded: every group that committed an offset of the
+ *     topic whose id matches one of these, entirely
+ * @param groupOffsetsInterval follow mode: how often the groups' offsets are recorded (also once at a stop)
  */
 public record BackupSettings(
     String bootstrapServers,
@@ -43,8 +47,11 @@ public record BackupSettings(
     boolean acceptRecreatedTopic,
     Duration brokerTimeout,
     Duration progressInterval,
-    Map<String, String> clientProperties) {
+    Map<String, String> clientProperties,
+    GroupSelection consumerGroups,
+    Duration groupOffsetsInterval) {
 
+  public static final Duration DEFAULT_GROUP_OFFSETS_INTERVAL = Duration.ofMinutes(1);
   public static final long DEFAULT_SEGMENT_BYTES = 16L * 1024 * 1024;
   public static final Duration DEFAULT_SEGMENT_AGE = Duration.ofSeconds(30);
   public static final long DEFAULT_MEMORY_BUDGET = 256L * 1024 * 1024;
@@ -72,6 +79,8 @@ public record BackupSettings(
           + segmentBytes);
     }
     clientProperties = Map.copyOf(clientProperties);
+    Objects.requireNonNull(consumerGroups, "consumer groups");
+    requirePositive(groupOffsetsInterval, "group offsets interval");
   }
 
   private static void requirePositive(Duration d, String what) {
@@ -99,6 +108,8 @@ public record BackupSettings(
     private Duration brokerTimeout = Duration.ofSeconds(30);
     private Duration progressInterval = Duration.ofSeconds(1);
     private Map<String, String> clientProperties = Map.of();
+    private GroupSelection consumerGroups = GroupSelection.ALL;
+    private Duration groupOffsetsInterval = DEFAULT_GROUP_OFFSETS_INTERVAL;
 
     private Builder(String bootstrapServers, String topic, String cluster) {
       this.bootstrapServers = bootstrapServers;
@@ -156,10 +167,20 @@ public record BackupSettings(
       return this;
     }
 
+    public Builder consumerGroups(GroupSelection groups) {
+      this.consumerGroups = groups;
+      return this;
+    }
+
+    public Builder groupOffsetsInterval(Duration interval) {
+      this.groupOffsetsInterval = interval;
+      return this;
+    }
+
     public BackupSettings build() {
       return new BackupSettings(bootstrapServers, topic, cluster, partitions, follow, readCommitted, segmentBytes,
           segmentAge, memoryBudget, acceptRecreatedTopic, brokerTimeout, progressInterval,
-          clientProperties);
+          clientProperties, consumerGroups, groupOffsetsInterval);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.restore;
 
+import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.format.TopicNames;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +21,8 @@ import org.apache.kafka.common.Uuid;
  *     record is on the target, after checking each partition's last record (promoting a standby)
  * @param brokerTimeout how long a broker request may take before it counts as unreachable
  * @param clientProperties Kafka client properties (security) applied to every client
+ * @param consumerGroups the groups whose backed-up offsets are committed on the target once the records are
+ *     in; empty to commit none
  */
 public record RestoreSettings(
     String bootstrapServers,
@@ -36,7 +39,8 @@ public record RestoreSettings(
     Duration pollInterval,
     Optional<Duration> drainAfter,
     Duration brokerTimeout,
-    Map<String, String> clientProperties) {
+    Map<String, String> clientProperties,
+    Optional<GroupSelection> consumerGroups) {
 
   public static final Duration MIN_POLL = Duration.ofMillis(100);
   public static final Duration FIRST_RETRY = Duration.ofSeconds(1);
@@ -65,6 +69,14 @@ public record RestoreSettings(
       throw new IllegalArgumentException("the replication factor must be at least 1, not " + replicationFactor.get());
     }
     clientProperties = Map.copyOf(clientProperties);
+    if (consumerGroups.isPresent() && follow && drainAfter.isEmpty()) {
+      throw new IllegalArgumentException("--consumer-groups with --follow needs --drain-after: the groups' offsets"
+          + " are committed once the standby is drained, before it is promoted");
+    }
+    if (consumerGroups.isPresent() && follow && offsetMode == OffsetMode.RENUMBER) {
+      throw new IllegalArgumentException("--consumer-groups with --follow needs --offsets preserve: a renumbering"
+          + " standby keeps no offset map to translate the groups' offsets with");
+    }
   }
 
   public static Builder builder(String bootstrapServers, String cluster, String topic) {
@@ -88,6 +100,7 @@ public record RestoreSettings(
     private Optional<Duration> drainAfter = Optional.empty();
     private Duration brokerTimeout = Duration.ofSeconds(30);
     private Map<String, String> clientProperties = Map.of();
+    private Optional<GroupSelection> consumerGroups = Optional.empty();
 
     private Builder(String bootstrapServers, String cluster, String topic) {
       this.bootstrapServers = bootstrapServers;
@@ -156,9 +169,15 @@ public record RestoreSettings(
       return this;
     }
 
+    public Builder consumerGroups(GroupSelection groups) {
+      this.consumerGroups = Optional.ofNullable(groups);
+      return this;
+    }
+
     public RestoreSettings build() {
       return new RestoreSettings(bootstrapServers, cluster, topic, topicId, targetTopic, partitions, offsetMode,
-          createTopic, replicationFactor, until, follow, pollInterval, drainAfter, brokerTimeout, clientProperties);
+          createTopic, replicationFactor, until, follow, pollInterval, drainAfter, brokerTimeout, clientProperties,
+          consumerGroups);
     }
   }
 }
