@@ -12,10 +12,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntToLongFunction;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -37,8 +39,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Consumer groups survive a restore: a group reads and commits part of a topic, the topic is backed up
  * and deleted, and after {@code kafka restore --consumer-groups} a consumer of the group resumes at
  * exactly the next record, preserving offsets and renumbering them (through the stored offset map, over
- * a transactional topic whose markers and aborted records are holes). A group with members on the target
- * is refused with exit 5 and keeps its offsets. Real KRaft broker, directory store, the CLI end to end.
+ * a transactional topic whose markers and aborted records are holes), and up to a point in time from
+ * the snapshot taken before it. A group with members on the target is refused with exit 5 and keeps its
+ * offsets. Real KRaft broker, directory store, the CLI end to end.
  */
 class ConsumerGroupOffsetsTest {
 
@@ -109,6 +112,29 @@ class ConsumerGroupOffsetsTest {
   }
 
   @Test
+  void untilTakesTheNewestSnapshotAtOrBeforeTheCutCappedAtIt(@TempDir Path store) throws Exception {
+    kafka.createTopics(new NewTopic("dated", 1, (short) 1));
+    long now = System.currentTimeMillis();
+    // records 0-5 an hour old, 6-9 twenty minutes ahead: --until now restores 0-5
+    produce("dated", 10, i -> i < 6 ? now - 3_600_000 + i : now + 1_200_000 + i);
+    readAndCommit("dated", "dated-readers", 3);
+    readAndCommit("dated", "dated-ahead", 8);
+    assertEquals(0, Cli.run(backup(store, "dated")).code());
+    Instant until = Instant.now();
+    Await.until("the clock to pass the cut", WAIT, () -> System.currentTimeMillis() > until.toEpochMilli());
+    readAndCommit("dated", "dated-readers", 9); // recorded after the cut: not what --until restores
+    assertEquals(0, Cli.run(backup(store, "dated")).code());
+
+    deleteTopic("dated");
+    Cli.Result restore = Cli.run(restore(store, "dated", "--create-topic", "--until", until.toString(),
+        "--consumer-groups", "dated-.*"));
+    assertEquals(0, restore.code(), restore::toString);
+    assertTrue(restore.err().contains("consumer group dated-readers: committed {0=3}"), restore::toString);
+    assertTrue(restore.err().contains("consumer group dated-ahead: committed {0=6}"), restore::toString);
+    assertEquals("value 3", text(firstPolled("dated", "dated-readers").value()));
+  }
+
+  @Test
   void aGroupWithMembersOnTheTargetIsRefusedAndKeepsItsOffsets(@TempDir Path store) throws Exception {
     kafka.createTopics(new NewTopic("busy", 1, (short) 1));
     produce("busy", 6);
@@ -149,10 +175,16 @@ class ConsumerGroupOffsetsTest {
   }
 
   private static void produce(String topic, int records) throws Exception {
+    produce(topic, records, i -> System.currentTimeMillis());
+  }
+
+  /** Records "value 0", "value 1", ... with the given timestamps. */
+  private static void produce(String topic, int records, IntToLongFunction timestamp) throws Exception {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
         kafka.bootstrapServers()), new ByteArraySerializer(), new ByteArraySerializer())) {
       for (int i = 0; i < records; i++) {
-        producer.send(new ProducerRecord<>(topic, 0, null, ("value " + i).getBytes(StandardCharsets.UTF_8))).get();
+        producer.send(new ProducerRecord<>(topic, 0, timestamp.applyAsLong(i), null,
+            ("value " + i).getBytes(StandardCharsets.UTF_8))).get();
       }
     }
   }

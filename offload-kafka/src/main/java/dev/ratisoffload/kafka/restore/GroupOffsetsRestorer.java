@@ -85,7 +85,8 @@ final class GroupOffsetsRestorer implements AutoCloseable {
           + " matches --consumer-groups " + settings.consumerGroups().orElseThrow() + " on the partitions restored;"
           + " it holds " + printable(snapshot.groups().keySet()) + ". Nothing was written");
     }
-    refuseActive(chosen.keySet(), "Nothing was written");
+    refuseActive(chosen.keySet(), "Nothing was written. Stop those consumers (or leave the groups out of"
+        + " --consumer-groups) and run again");
     return new Pending(key, chosen);
   }
 
@@ -98,34 +99,41 @@ final class GroupOffsetsRestorer implements AutoCloseable {
    */
   Map<String, Map<Integer, Long>> commit(Pending pending, Map<Integer, LongUnaryOperator> translate,
       Map<Integer, Long> ends, RestoreListener listener) {
-    refuseActive(pending.groups().keySet(), "The records are restored; no group's offsets were changed");
-    Map<String, Map<Integer, Long>> committed = new TreeMap<>();
-    for (Map.Entry<String, Map<Integer, Long>> group : pending.groups().entrySet()) {
-      Map<Integer, Long> offsets = new TreeMap<>();
-      Map<TopicPartition, OffsetAndMetadata> request = new TreeMap<>(java.util.Comparator.comparingInt(
-          TopicPartition::partition));
-      group.getValue().forEach((p, offset) -> {
+    Map<String, Map<Integer, Long>> targetOffsets = new TreeMap<>();
+    pending.groups().forEach((group, offsets) -> {
+      Map<Integer, Long> translated = new TreeMap<>();
+      offsets.forEach((p, offset) -> {
         LongUnaryOperator map = translate.get(p);
         if (map != null && ends.containsKey(p)) {
-          long target = Math.min(map.applyAsLong(offset), ends.get(p));
-          offsets.put(p, target);
-          request.put(new TopicPartition(settings.targetTopic(), p), new OffsetAndMetadata(target));
+          translated.put(p, Math.min(map.applyAsLong(offset), ends.get(p)));
         }
       });
+      targetOffsets.put(group, translated);
+    });
+    refuseActive(pending.groups().keySet(), "The records are restored; no group's offsets were changed. Once they"
+        + " are stopped, commit " + targetOffsets + " (group: partition=offset) on topic " + settings.targetTopic()
+        + " with kafka-consumer-groups --reset-offsets --to-offset");
+    Map<String, Map<Integer, Long>> committed = new TreeMap<>();
+    for (Map.Entry<String, Map<Integer, Long>> group : targetOffsets.entrySet()) {
+      Map<TopicPartition, OffsetAndMetadata> request = new TreeMap<>(java.util.Comparator.comparingInt(
+          TopicPartition::partition));
+      group.getValue().forEach((p, offset) -> request.put(new TopicPartition(settings.targetTopic(), p),
+          new OffsetAndMetadata(offset)));
+      String left = "The records are restored; the groups committed before it: " + printable(committed.keySet())
+          + ". Commit the rest, once their consumers are stopped, with kafka-consumer-groups --reset-offsets"
+          + " --to-offset (group: partition=offset): " + targetOffsets;
       try {
         await(admin.alterConsumerGroupOffsets(group.getKey(), request).all(), "commit the offsets of consumer group "
             + Printable.of(group.getKey()) + " on topic");
       } catch (KafkaOffloadException e) {
         if (e.getCause() instanceof UnknownMemberIdException || e.getCause() instanceof GroupNotEmptyException) {
-          throw activeGroups(List.of(group.getKey()), "The records are restored; the groups committed before it: "
-              + printable(committed.keySet()));
+          throw activeGroups(List.of(Printable.of(group.getKey())), left);
         }
-        throw new KafkaOffloadException(e.kind(), "the records are restored, but committing consumer group "
-            + Printable.of(group.getKey()) + " failed: " + e.getMessage() + "; the groups committed before it: "
-            + printable(committed.keySet()), e);
+        throw new KafkaOffloadException(e.kind(), "committing consumer group " + Printable.of(group.getKey())
+            + " failed: " + e.getMessage() + ". " + left, e);
       }
-      committed.put(group.getKey(), offsets);
-      listener.groupCommitted(group.getKey(), offsets);
+      committed.put(group.getKey(), group.getValue());
+      listener.groupCommitted(group.getKey(), group.getValue());
     }
     return committed;
   }
@@ -164,7 +172,7 @@ final class GroupOffsetsRestorer implements AutoCloseable {
   private KafkaOffloadException activeGroups(List<String> active, String kept) {
     return new KafkaOffloadException(Kind.REFUSED, "consumer groups " + String.join(", ", active) + " have members"
         + " on " + settings.bootstrapServers() + ": committing offsets under running consumers would move them"
-        + " unseen. " + kept + ". Stop those consumers (or leave the groups out of --consumer-groups) and run again");
+        + " unseen. " + kept);
   }
 
   private <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
