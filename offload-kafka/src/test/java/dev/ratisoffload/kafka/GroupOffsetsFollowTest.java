@@ -7,11 +7,17 @@ import dev.ratisoffload.kafka.backup.BackupProgress;
 import dev.ratisoffload.kafka.backup.BackupSettings;
 import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
 import dev.ratisoffload.kafka.format.GroupOffsetsSnapshot;
+import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.read.GroupOffsetsReader;
+import dev.ratisoffload.kafka.restore.KafkaTopicRestore;
+import dev.ratisoffload.kafka.restore.RestoreListener;
+import dev.ratisoffload.kafka.restore.RestoreSettings;
+import dev.ratisoffload.kafka.restore.RestoreSummary;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.testkit.Await;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -30,7 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A following backup records the groups' offsets at its own interval and once more when stopped, each
+ * A drained standby commits the backed-up group offsets. A following backup records the groups' offsets at its own interval and once more when stopped, each
  * capped at what the chain has stored; a snapshot that would repeat the last one is not stored.
  */
 class GroupOffsetsFollowTest {
@@ -84,6 +90,32 @@ class GroupOffsetsFollowTest {
     }
   }
 
+  @Test
+  void aDrainedStandbyCommitsTheGroupsBeforeItIsPromoted(@TempDir Path dir) throws Exception {
+    kafka.createTopics(new NewTopic("source", 1, (short) 1));
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(), Map.of())) {
+      for (int i = 0; i < 6; i++) {
+        producer.send(new ProducerRecord<>("source", 0, null, new byte[] {(byte) i})).get();
+      }
+    }
+    commit("standby-readers", new TopicPartition("source", 0), 4);
+    try (ObjectStore store = TestStores.directory(dir)) {
+      new KafkaTopicBackup(BackupSettings.builder(kafka.bootstrapServers(), "source", "prod").build(), store,
+          BackupListener.NONE).run();
+      RestoreSummary summary = new KafkaTopicRestore(RestoreSettings.builder(kafka.bootstrapServers(), "prod", "source")
+          .targetTopic("standby").createTopic(true).follow(true).pollInterval(Duration.ofMillis(100))
+          .drainAfter(Duration.ofMillis(500)).consumerGroups(GroupSelection.of(List.of("standby-readers"))).build(),
+          store, RestoreListener.NONE).run();
+      assertEquals(RestoreSummary.Ending.DRAINED, summary.ending());
+    }
+    try (Admin admin = kafka.admin()) {
+      assertEquals(Map.of(new TopicPartition("standby", 0), new OffsetAndMetadata(4)),
+          admin.listConsumerGroupOffsets("standby-readers").partitionsToOffsetAndMetadata().get().entrySet().stream()
+              .filter(e -> e.getKey().topic().equals("standby"))
+              .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+    }
+  }
+
   private static KafkaTopicBackup follow(ObjectStore store, Duration interval, BackupListener listener) {
     return new KafkaTopicBackup(BackupSettings.builder(kafka.bootstrapServers(), "live", "prod").follow(true)
         .segmentAge(Duration.ofMillis(200)).groupOffsetsInterval(interval).build(), store, listener);
@@ -103,8 +135,12 @@ class GroupOffsetsFollowTest {
   }
 
   private static void commit(String group, long offset) throws Exception {
+    commit(group, LIVE, offset);
+  }
+
+  private static void commit(String group, TopicPartition partition, long offset) throws Exception {
     try (Admin admin = kafka.admin()) {
-      admin.alterConsumerGroupOffsets(group, Map.of(LIVE, new OffsetAndMetadata(offset))).all().get();
+      admin.alterConsumerGroupOffsets(group, Map.of(partition, new OffsetAndMetadata(offset))).all().get();
     }
   }
 }
