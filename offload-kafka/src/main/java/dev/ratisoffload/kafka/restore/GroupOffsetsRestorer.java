@@ -25,8 +25,10 @@ import java.util.function.LongUnaryOperator;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
 import org.apache.kafka.common.errors.UnknownMemberIdException;
 
@@ -156,14 +158,23 @@ final class GroupOffsetsRestorer implements AutoCloseable {
   }
 
   private void refuseActive(Collection<String> groups, String kept) {
-    Map<String, ConsumerGroupDescription> described = await(admin.describeConsumerGroups(groups).all(),
-        "describe the consumer groups of topic");
+    Map<String, KafkaFuture<ConsumerGroupDescription>> described = admin.describeConsumerGroups(groups)
+        .describedGroups();
     List<String> active = new ArrayList<>();
-    described.forEach((group, d) -> {
-      if (!d.members().isEmpty()) {
-        active.add(Printable.of(group) + " (" + d.members().size() + " members)");
+    for (Map.Entry<String, KafkaFuture<ConsumerGroupDescription>> group : described.entrySet()) {
+      ConsumerGroupDescription d;
+      try {
+        d = await(group.getValue(), "describe consumer group " + Printable.of(group.getKey()) + " for topic");
+      } catch (KafkaOffloadException e) {
+        if (e.getCause() instanceof GroupIdNotFoundException) {
+          continue; // a cluster that never saw the group (a new one, a standby): nobody to move unseen
+        }
+        throw e;
       }
-    });
+      if (!d.members().isEmpty()) {
+        active.add(Printable.of(group.getKey()) + " (" + d.members().size() + " members)");
+      }
+    }
     if (!active.isEmpty()) {
       throw activeGroups(active, kept);
     }
@@ -175,7 +186,7 @@ final class GroupOffsetsRestorer implements AutoCloseable {
         + " unseen. " + kept);
   }
 
-  private <T> T await(org.apache.kafka.common.KafkaFuture<T> future, String what) {
+  private <T> T await(KafkaFuture<T> future, String what) {
     return KafkaClients.await(future, settings.brokerTimeout(), settings.bootstrapServers(), what,
         settings.targetTopic());
   }
