@@ -21,7 +21,6 @@ import java.util.function.IntToLongFunction;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -109,6 +108,25 @@ class ConsumerGroupOffsetsTest {
     ConsumerRecord<byte[], byte[]> first = firstPolled("txn", "txn-readers");
     assertEquals(7, first.offset(), "the 8th record, renumbered");
     assertEquals("t2-2", text(first.value()));
+
+    Cli.Result verified = Cli.run("kafka", "verify", "--store", store.toUri().toString(), "--cluster", "k1");
+    assertEquals(0, verified.code(), verified::toString);
+    Path snapshot;
+    try (Stream<Path> files = Files.walk(store)) {
+      snapshot = files.filter(p -> p.toString().endsWith(".snapshot")).findFirst().orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(snapshot);
+    bytes[bytes.length - 5] ^= 0x01;
+    Files.write(snapshot, bytes);
+    Cli.Result damaged = Cli.run("kafka", "verify", "--store", store.toUri().toString(), "--cluster", "k1");
+    assertEquals(3, damaged.code(), damaged::toString);
+    assertTrue(damaged.out().contains(snapshot.getFileName() + " is corrupt"), damaged::toString);
+    Cli.Result refused = Cli.run(restore(store, "txn", "--target-topic", "txn-again", "--create-topic",
+        "--offsets", "renumber", "--consumer-groups", "txn-readers"));
+    assertEquals(3, refused.code(), refused::toString);
+    try (Admin admin = kafka.admin()) {
+      assertFalse(admin.listTopics().names().get().contains("txn-again"), "nothing was created");
+    }
   }
 
   @Test
@@ -157,8 +175,7 @@ class ConsumerGroupOffsetsTest {
     assertEquals(Map.of(new TopicPartition("busy", 0), 3L), committed("busy-readers", "busy"));
     assertTrue(committed("busy-readers", "busy-copy").isEmpty());
     try (Admin admin = kafka.admin()) {
-      TopicPartition copy = new TopicPartition("busy-copy", 0);
-      assertEquals(0, admin.listOffsets(Map.of(copy, OffsetSpec.latest())).partitionResult(copy).get().offset());
+      assertFalse(admin.listTopics().names().get().contains("busy-copy"), "refused before the target was created");
     }
   }
 

@@ -74,9 +74,14 @@ public final class KafkaLayout {
     return topicIdPrefix(cluster, topic, topicId) + "group-offsets-";
   }
 
+  /** Every offset map from an incarnation, into any target topic. */
+  public static String offsetMapsPrefix(String cluster, String topic, Uuid topicId) {
+    return topicIdPrefix(cluster, topic, topicId) + "offset-map-";
+  }
+
   /** Every offset map from an incarnation into one target topic (by its id), oldest first in key order. */
   public static String offsetMapPrefix(String cluster, String topic, Uuid topicId, Uuid targetTopicId) {
-    return topicIdPrefix(cluster, topic, topicId) + "offset-map-" + requireTopicId(targetTopicId) + "-";
+    return offsetMapsPrefix(cluster, topic, topicId) + requireTopicId(targetTopicId) + "-";
   }
 
   /** A topic id as keys write it, checked to be a key segment (Kafka's form may start with '-' or '_'). */

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.Uuid;
@@ -61,6 +62,28 @@ public final class GroupOffsetsReader {
     }
     OffsetMapKey newest = keys.get(keys.size() - 1);
     return Optional.of(OffsetMapCodec.decode(readBytes(newest.key(), OffsetMapCodec.MAX_BYTES), newest));
+  }
+
+  /** Reads every snapshot and offset map of the incarnation; what is wrong with each, or nothing. */
+  public List<String> verifyAll(TopicIncarnation incarnation) {
+    List<String> problems = new ArrayList<>();
+    for (GroupOffsetsKey key : snapshots(incarnation.cluster(), incarnation.topic(), incarnation.topicId())) {
+      try {
+        read(key);
+      } catch (IntegrityException e) {
+        problems.add(e.getMessage());
+      }
+    }
+    String maps = KafkaLayout.offsetMapsPrefix(incarnation.cluster(), incarnation.topic(), incarnation.topicId());
+    for (OffsetMapKey key : store.list(maps).stream().map(ObjectInfo::key).map(KafkaLayout::parseOffsetMapKey)
+        .flatMap(Optional::stream).toList()) {
+      try {
+        OffsetMapCodec.decode(readBytes(key.key(), OffsetMapCodec.MAX_BYTES), key);
+      } catch (IntegrityException e) {
+        problems.add(e.getMessage());
+      }
+    }
+    return problems;
   }
 
   private byte[] readBytes(String key, int maxBytes) {

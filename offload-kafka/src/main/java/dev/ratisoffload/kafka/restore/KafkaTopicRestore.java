@@ -139,9 +139,9 @@ public final class KafkaTopicRestore {
     long total = plans.values().stream().mapToLong(PartitionPlan::records).sum();
     int maxRecordBytes = plans.values().stream().mapToInt(PartitionPlan::maxRecordBytes).max().orElse(0);
     try (TargetTopic target = new TargetTopic(settings); GroupOffsetsRestorer groups = groupOffsetsRestorer()) {
-      prepareTarget(target, backup, true, plans.values());
       Optional<GroupOffsetsRestorer.Pending> pending = settings.consumerGroups()
           .map(selection -> groups.prepare(backup.incarnation(), backup.partitions()));
+      prepareTarget(target, backup, true, plans.values());
       listener.sending(total);
       RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(),
           settings.bootstrapServers());
