@@ -11,6 +11,7 @@ import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ObjectStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -60,15 +61,16 @@ final class GroupOffsetsRecorder {
    * Takes and stores a snapshot.
    *
    * @param storedEnds per partition, the offset the stored chain continues at
+   * @param timeout how long each broker call may take
    * @return the key stored, or empty when the offsets had not changed (or groups cannot be described)
    */
-  Optional<GroupOffsetsKey> record(Map<Integer, Long> storedEnds) {
+  Optional<GroupOffsetsKey> record(Map<Integer, Long> storedEnds, Duration timeout) {
     if (refused) {
       return Optional.empty();
     }
     Map<String, Map<Integer, Long>> groups;
     try {
-      groups = committed(storedEnds);
+      groups = committed(storedEnds, timeout);
     } catch (KafkaOffloadException e) {
       if (settings.consumerGroups() == GroupSelection.ALL && e.getCause() instanceof AuthorizationException) {
         refused = true;
@@ -97,9 +99,9 @@ final class GroupOffsetsRecorder {
   }
 
   /** The selected groups' committed offsets of the topic, capped at the stored ends. */
-  private Map<String, Map<Integer, Long>> committed(Map<Integer, Long> storedEnds) {
+  private Map<String, Map<Integer, Long>> committed(Map<Integer, Long> storedEnds, Duration timeout) {
     Collection<GroupListing> listed = KafkaClients.await(admin.listGroups(ListGroupsOptions.forConsumerGroups()).all(),
-        settings.brokerTimeout(), settings.bootstrapServers(), "list the consumer groups reading topic",
+        timeout, settings.bootstrapServers(), "list the consumer groups reading topic",
         settings.topic());
     List<TopicPartition> partitions = storedEnds.keySet().stream()
         .map(p -> new TopicPartition(settings.topic(), p)).toList();
@@ -117,7 +119,7 @@ final class GroupOffsetsRecorder {
       return groups;
     }
     Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = KafkaClients.await(
-        admin.listConsumerGroupOffsets(specs).all(), settings.brokerTimeout(), settings.bootstrapServers(),
+        admin.listConsumerGroupOffsets(specs).all(), timeout, settings.bootstrapServers(),
         "read the consumer groups' committed offsets of topic", settings.topic());
     offsets.forEach((group, byPartition) -> {
       Map<Integer, Long> capped = new TreeMap<>();

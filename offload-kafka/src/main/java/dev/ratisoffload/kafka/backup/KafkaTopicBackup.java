@@ -63,6 +63,8 @@ public final class KafkaTopicBackup {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicBackup.class);
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration TOPIC_RECHECK = Duration.ofSeconds(30);
+  /** A following backup being stopped waits this long at most for the groups' offsets: a stop stays prompt. */
+  private static final Duration STOPPING_GROUP_OFFSETS = Duration.ofSeconds(1);
   /** Threads storing segments: puts of different partitions overlap; one partition's never do. */
   private static final int STORE_THREADS = 2;
 
@@ -200,7 +202,7 @@ public final class KafkaTopicBackup {
       cursors.values().forEach(PartitionCursor::seal);
       handOffSealed();
       drain();
-      recordGroupOffsets(!settings.follow());
+      recordGroupOffsets(!settings.follow(), settings.follow() ? STOPPING_GROUP_OFFSETS : settings.brokerTimeout());
       listener.progress(progress(c));
       return summary(ending);
     }
@@ -257,7 +259,7 @@ public final class KafkaTopicBackup {
         lastTopicCheck = now;
       }
       if (settings.follow() && now - lastGroupOffsets >= settings.groupOffsetsInterval().toNanos()) {
-        recordGroupOffsets(false);
+        recordGroupOffsets(false, settings.brokerTimeout());
         lastGroupOffsets = now;
       }
       if (now - lastProgress >= settings.progressInterval().toNanos()) {
@@ -271,11 +273,11 @@ public final class KafkaTopicBackup {
      * Records the consumer groups' offsets, capped at what is stored. Where it must not fail (the end of
      * a one-shot backup) a failure ends the backup; while following it is logged and tried again later.
      */
-    private void recordGroupOffsets(boolean mustSucceed) {
+    private void recordGroupOffsets(boolean mustSucceed, Duration timeout) {
       Map<Integer, Long> storedEnds = new TreeMap<>();
       cursors.values().forEach(cursor -> storedEnds.put(cursor.partition(), cursor.storedUpTo()));
       try {
-        groupOffsets.record(storedEnds);
+        groupOffsets.record(storedEnds, timeout);
       } catch (KafkaOffloadException | StoreException e) {
         String message = "every record read is stored and every chain is intact, but the consumer groups' offsets"
             + " were not recorded: " + e.getMessage();
