@@ -63,14 +63,15 @@ final class GroupOffsetsRestorer implements AutoCloseable {
   /**
    * Chooses the groups to commit and proves none of them active on the target; nothing is written yet.
    *
+   * @param written for a refusal: what the target holds ("Nothing was written")
    * @throws KafkaOffloadException when the backup holds no snapshot, no group matches, or a group is active
    */
-  Pending prepare(TopicIncarnation incarnation, List<Integer> partitions) {
+  Pending prepare(TopicIncarnation incarnation, List<Integer> partitions, String written) {
     GroupOffsetsKey key = reader.newest(settings.cluster(), settings.topic(), incarnation.topicId(), settings.until())
         .orElseThrow(() -> new KafkaOffloadException(Kind.INCONSISTENT, "the backup of " + incarnation.describe()
             + " holds no consumer-group offsets" + settings.until().map(t -> " taken at or before " + t).orElse("")
-            + " (a backup records them when it ends, or at --group-offsets-interval while following). Nothing was"
-            + " written: restore without --consumer-groups, or with a later --until"));
+            + " (a backup records them when it ends, or at --group-offsets-interval while following). " + written
+            + ": restore without --consumer-groups, or with a later --until"));
     GroupOffsetsSnapshot snapshot = reader.read(key);
     Map<String, Map<Integer, Long>> chosen = new TreeMap<>();
     snapshot.groups().forEach((group, offsets) -> {
@@ -85,10 +86,10 @@ final class GroupOffsetsRestorer implements AutoCloseable {
     if (chosen.isEmpty()) {
       throw new KafkaOffloadException(Kind.INVALID, "no consumer group of the snapshot taken at " + snapshot.takenAt()
           + " matches --consumer-groups " + settings.consumerGroups().orElseThrow() + " on the partitions restored;"
-          + " it holds " + printable(snapshot.groups().keySet()) + ". Nothing was written");
+          + " it holds " + printable(snapshot.groups().keySet()) + ". " + written);
     }
-    refuseActive(chosen.keySet(), "Nothing was written. Stop those consumers (or leave the groups out of"
-        + " --consumer-groups) and run again");
+    refuseActive(chosen.keySet(), written + ". Stop those consumers (or leave the groups out of --consumer-groups)"
+        + " and run the same command again");
     return new Pending(key, chosen);
   }
 

@@ -140,7 +140,8 @@ public final class KafkaTopicRestore {
     int maxRecordBytes = plans.values().stream().mapToInt(PartitionPlan::maxRecordBytes).max().orElse(0);
     try (TargetTopic target = new TargetTopic(settings); GroupOffsetsRestorer groups = groupOffsetsRestorer()) {
       Optional<GroupOffsetsRestorer.Pending> pending = settings.consumerGroups()
-          .map(selection -> groups.prepare(backup.incarnation(), backup.partitions()));
+          .map(selection -> groups.prepare(backup.incarnation(), backup.partitions(),
+              "Nothing was written"));
       prepareTarget(target, backup, true, plans.values());
       listener.sending(total);
       RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(),
@@ -260,7 +261,8 @@ public final class KafkaTopicRestore {
   private void sendPlan(PartitionPlan plan, RecordSender sender, AtomicBoolean abort,
       Map<Integer, OffsetMap.Builder> maps) {
     long next = 0;
-    OffsetMap.Builder map = maps.computeIfAbsent(plan.partition(), p -> new OffsetMap.Builder(0));
+    OffsetMap.Builder map = settings.offsetMode() == OffsetMode.RENUMBER
+        ? maps.computeIfAbsent(plan.partition(), p -> new OffsetMap.Builder(0)) : null;
     for (PartitionPlan.VerifiedSegment verified : plan.segments()) {
       try (var reader = verified.reopen(source)) {
         for (var entry = reader.next(); entry != null; entry = reader.next()) {
@@ -270,7 +272,7 @@ public final class KafkaTopicRestore {
           if (entry instanceof dev.ratisoffload.kafka.format.BackupRecord r && r.offset() < plan.endOffset()) {
             long target = settings.offsetMode() == OffsetMode.PRESERVE ? r.offset() : next;
             sender.send(plan.partition(), r, target);
-            if (settings.offsetMode() == OffsetMode.RENUMBER) {
+            if (map != null) {
               map.add(r.offset(), target);
             }
             next++;
@@ -459,7 +461,8 @@ public final class KafkaTopicRestore {
   private void commitDrained(Backup backup) {
     try (TargetTopic target = new TargetTopic(settings);
         GroupOffsetsRestorer groups = new GroupOffsetsRestorer(settings, store, clock)) {
-      GroupOffsetsRestorer.Pending pending = groups.prepare(backup.incarnation(), backup.partitions());
+      GroupOffsetsRestorer.Pending pending = groups.prepare(backup.incarnation(), backup.partitions(),
+          "The standby holds every record; no group's offsets were changed");
       Map<Integer, LongUnaryOperator> identity = new TreeMap<>();
       backup.partitions().forEach(p -> identity.put(p, LongUnaryOperator.identity()));
       groups.commit(pending, identity, target.endOffsets(backup.partitions()), listener);
