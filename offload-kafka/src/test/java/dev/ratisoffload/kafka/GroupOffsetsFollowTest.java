@@ -10,6 +10,7 @@ import dev.ratisoffload.kafka.format.GroupOffsetsSnapshot;
 import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.read.GroupOffsetsReader;
 import dev.ratisoffload.kafka.restore.KafkaTopicRestore;
+import dev.ratisoffload.kafka.restore.OffsetMode;
 import dev.ratisoffload.kafka.restore.RestoreListener;
 import dev.ratisoffload.kafka.restore.RestoreSettings;
 import dev.ratisoffload.kafka.restore.RestoreSummary;
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A drained standby commits the backed-up group offsets. A following backup records the groups' offsets at its own interval and once more when stopped, each
+ * A drained standby commits the backed-up group offsets, renumbered ones through a map rebuilt from the chain. A following backup records the groups' offsets at its own interval and once more when stopped, each
  * capped at what the chain has stored; a snapshot that would repeat the last one is not stored.
  */
 class GroupOffsetsFollowTest {
@@ -99,20 +100,48 @@ class GroupOffsetsFollowTest {
       }
     }
     commit("standby-readers", new TopicPartition("source", 0), 4);
+    assertEquals(4, drainIntoStandby(dir, "source", "standby", OffsetMode.PRESERVE, "standby-readers"));
+  }
+
+  /** Transactions leave holes (markers, aborted records): the standby's offsets come from the rebuilt map. */
+  @Test
+  void aDrainedRenumberingStandbyTranslatesTheGroupsThroughTheChain(@TempDir Path dir) throws Exception {
+    kafka.createTopics(new NewTopic("txn-source", 1, (short) 1));
+    try (KafkaProducer<byte[], byte[]> producer = Produced.producer(kafka.bootstrapServers(),
+        Map.of("transactional.id", "follow-test-writer"))) {
+      producer.initTransactions();
+      for (boolean commit : new boolean[] {true, false, true}) { // records 0-4, 12-16; aborted 6-10; markers
+        producer.beginTransaction();
+        for (int i = 0; i < 5; i++) {
+          producer.send(new ProducerRecord<>("txn-source", 0, null, new byte[] {(byte) i}));
+        }
+        producer.flush();
+        if (commit) {
+          producer.commitTransaction();
+        } else {
+          producer.abortTransaction();
+        }
+      }
+    }
+    commit("renumbered-readers", new TopicPartition("txn-source", 0), 14); // read 0-4, 12, 13
+    assertEquals(7, drainIntoStandby(dir, "txn-source", "txn-standby", OffsetMode.RENUMBER, "renumbered-readers"));
+  }
+
+  /** Backs the topic up, drains it into the standby with the group, and returns the group's offset there. */
+  private static long drainIntoStandby(Path dir, String topic, String standby, OffsetMode mode, String group)
+      throws Exception {
     try (ObjectStore store = TestStores.directory(dir)) {
-      new KafkaTopicBackup(BackupSettings.builder(kafka.bootstrapServers(), "source", "prod").build(), store,
+      new KafkaTopicBackup(BackupSettings.builder(kafka.bootstrapServers(), topic, "prod").build(), store,
           BackupListener.NONE).run();
-      RestoreSummary summary = new KafkaTopicRestore(RestoreSettings.builder(kafka.bootstrapServers(), "prod", "source")
-          .targetTopic("standby").createTopic(true).follow(true).pollInterval(Duration.ofMillis(100))
-          .drainAfter(Duration.ofMillis(500)).consumerGroups(GroupSelection.of(List.of("standby-readers"))).build(),
+      RestoreSummary summary = new KafkaTopicRestore(RestoreSettings.builder(kafka.bootstrapServers(), "prod", topic)
+          .targetTopic(standby).createTopic(true).follow(true).offsetMode(mode).pollInterval(Duration.ofMillis(100))
+          .drainAfter(Duration.ofMillis(500)).consumerGroups(GroupSelection.of(List.of(group))).build(),
           store, RestoreListener.NONE).run();
       assertEquals(RestoreSummary.Ending.DRAINED, summary.ending());
     }
     try (Admin admin = kafka.admin()) {
-      assertEquals(Map.of(new TopicPartition("standby", 0), new OffsetAndMetadata(4)),
-          admin.listConsumerGroupOffsets("standby-readers").partitionsToOffsetAndMetadata().get().entrySet().stream()
-              .filter(e -> e.getKey().topic().equals("standby"))
-              .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+      return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+          .get(new TopicPartition(standby, 0)).offset();
     }
   }
 

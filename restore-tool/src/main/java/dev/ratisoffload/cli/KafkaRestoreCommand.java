@@ -111,8 +111,7 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
       description = "Once the records are in, commit the backed-up offsets of the consumer groups whose id this"
           + " regular expression matches entirely (repeatable; '.*' for all): from the newest snapshot (at or before"
           + " --until, capped at it), translated with --offsets renumber. A group with members on the target is"
-          + " refused (exit 5) before anything is written. With --follow: once drained (--drain-after), preserve"
-          + " only.")
+          + " refused (exit 5) before anything is written. With --follow: once drained (--drain-after).")
   private List<String> consumerGroups = new ArrayList<>();
 
   @Override

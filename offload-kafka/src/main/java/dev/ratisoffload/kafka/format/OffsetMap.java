@@ -163,18 +163,23 @@ public record OffsetMap(
 
     /** The record backed up at {@code source} was written at {@code target}. */
     public void add(long source, long target) {
-      if (last != null && (source < sourceNext || target < targetNext)) {
-        throw new IllegalArgumentException("offsets go back: " + source + " -> " + target + " after "
-            + (sourceNext - 1) + " -> " + (targetNext - 1));
+      add(source, target, 1);
+    }
+
+    /** The {@code length} records backed up from {@code source} on were written from {@code target} on. */
+    public void add(long source, long target, long length) {
+      if (length < 1 || last != null && (source < sourceNext || target < targetNext)) {
+        throw new IllegalArgumentException("offsets go back: " + source + " -> " + target + " (" + length
+            + ") after " + (sourceNext - 1) + " -> " + (targetNext - 1));
       }
       if (last != null && source == sourceNext && target == targetNext) {
-        last[2]++;
+        last[2] += length;
       } else {
-        last = new long[] {source, target, 1};
+        last = new long[] {source, target, length};
         runs.add(last);
       }
-      sourceNext = source + 1;
-      targetNext = target + 1;
+      sourceNext = source + length;
+      targetNext = target + length;
     }
 
     /** The map, covering the source up to {@code sourceEnd} (exclusive). */

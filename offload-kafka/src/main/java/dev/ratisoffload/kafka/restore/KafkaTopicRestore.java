@@ -457,15 +457,23 @@ public final class KafkaTopicRestore {
     }
   }
 
-  /** A drained standby (preserve mode): its groups' backed-up offsets as they are, capped at its end. */
+  /**
+   * A drained standby commits its groups' backed-up offsets, capped at its end; renumbering, through an
+   * offset map rebuilt from the chain up to what the standby holds (and kept in the store).
+   */
   private void commitDrained(Backup backup) {
     try (TargetTopic target = new TargetTopic(settings);
         GroupOffsetsRestorer groups = new GroupOffsetsRestorer(settings, store, clock)) {
       GroupOffsetsRestorer.Pending pending = groups.prepare(backup.incarnation(), backup.partitions(),
           "The standby holds every record; no group's offsets were changed");
-      Map<Integer, LongUnaryOperator> identity = new TreeMap<>();
-      backup.partitions().forEach(p -> identity.put(p, LongUnaryOperator.identity()));
-      groups.commit(pending, identity, target.endOffsets(backup.partitions()), listener);
+      Map<Integer, Long> ends = target.endOffsets(backup.partitions());
+      Map<Integer, OffsetMap.PartitionMap> maps = new TreeMap<>();
+      if (settings.offsetMode() == OffsetMode.RENUMBER) {
+        TopicIncarnation now = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic())
+            .incarnation(settings.topic(), backup.incarnation().topicId()).orElse(backup.incarnation());
+        backup.partitions().forEach(p -> maps.put(p, ChainOffsetMapper.map(source, now.partition(p), ends.get(p))));
+      }
+      afterRecords(backup, groups, Optional.of(pending), maps, ends);
     }
   }
 

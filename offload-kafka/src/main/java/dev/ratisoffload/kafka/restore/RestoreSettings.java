@@ -73,10 +73,6 @@ public record RestoreSettings(
       throw new IllegalArgumentException("--consumer-groups with --follow needs --drain-after: the groups' offsets"
           + " are committed once the standby is drained, before it is promoted");
     }
-    if (consumerGroups.isPresent() && follow && offsetMode == OffsetMode.RENUMBER) {
-      throw new IllegalArgumentException("--consumer-groups with --follow needs --offsets preserve: a renumbering"
-          + " standby keeps no offset map to translate the groups' offsets with");
-    }
   }
 
   public static Builder builder(String bootstrapServers, String cluster, String topic) {
