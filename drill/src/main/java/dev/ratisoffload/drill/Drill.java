@@ -123,7 +123,8 @@ public final class Drill implements Callable<Integer> {
   int partitions;
 
   @Option(names = "--records", paramLabel = "N", defaultValue = "1000",
-      description = "Records written to each partition (default ${DEFAULT-VALUE}).")
+      description = "Records written to each partition (default ${DEFAULT-VALUE}, at least 2): a consumer group"
+          + " reads the first half before the backup and must resume at the next record after the restore.")
   int records;
 
   @Option(names = "--verbose", description = "Print the logs of Ratis, Kafka and the S3 server too.")
@@ -210,6 +211,10 @@ public final class Drill implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), e.getKey() + " must be at least 1, not " + e.getValue());
       }
     }
+    if (records < 2) {
+      throw new ParameterException(spec.commandLine(), "--records must be at least 2 (a consumer group reads the first"
+          + " half of each partition and must resume at a record after the restore), not " + records);
+    }
   }
 
   /** Work on one item that may fail. */
@@ -277,6 +282,8 @@ public final class Drill implements Callable<Integer> {
     private final Map<RaftGroupId, Expected> expected =
         new ConcurrentSkipListMap<>(Comparator.comparing(g -> g.getUuid().toString()));
     private SortedMap<Integer, List<TopicRecords.Stored>> backedUp;
+    /** Per partition, the offset the drill's consumer group committed before the backup. */
+    private SortedMap<Integer, Long> groupCommitted;
     private RatisCluster cluster;
     private final Map<RaftPeerId, SnapshotOffload> offloads = new ConcurrentHashMap<>();
     private final Map<RaftGroupId, SortedMap<String, String>> written = new ConcurrentHashMap<>();
@@ -303,6 +310,7 @@ public final class Drill implements Callable<Integer> {
       report.step("verify keys", serving, this::verifyKeys);
       boolean topicRestored = report.step("kafka restore", backup && destroyed, this::restoreTopic);
       report.step("compare records", topicRestored, this::compareRecords);
+      report.step("group resumes", topicRestored, this::groupResumes);
       report.print(out, header(), RECOVERY);
       return report.passed();
     }
@@ -514,8 +522,10 @@ public final class Drill implements Callable<Integer> {
       topicCreated = true;
       long produced = TopicRecords.produce(brokers, topic, partitions, records);
       backedUp = TopicRecords.readAll(brokers, topic);
+      groupCommitted = TopicRecords.readAndCommit(brokers, topic, group(), records / 2);
       return "topic " + topic + ": " + count(partitions, "partition") + ", " + produced + " records (keys, values, headers,"
-          + " timestamps; some null keys and values)";
+          + " timestamps; some null keys and values); consumer group " + group() + " read and committed the first "
+          + records / 2 + " of each partition";
     }
 
     private String backupTopic() throws IOException {
@@ -554,7 +564,8 @@ public final class Drill implements Callable<Integer> {
       List<String> args = new ArrayList<>(List.of("kafka", "restore"));
       args.addAll(target.flags());
       args.addAll(List.of("--cluster", runId, "--topic", topic, "--bootstrap-server", brokers,
-          "--target-topic", restoredTopic, "--offsets", "preserve", "--create-topic", "--progress", "never"));
+          "--target-topic", restoredTopic, "--offsets", "preserve", "--create-topic", "--progress", "never",
+          "--consumer-groups", java.util.regex.Pattern.quote(group())));
       offload(args);
       return "topic " + topic + " into " + restoredTopic + " on " + brokers;
     }
@@ -572,6 +583,31 @@ public final class Drill implements Callable<Integer> {
         differences.forEach(d -> report.problem("topic " + restoredTopic + ": " + d));
       }
       return count + " records compared, " + differences.size() + " differences";
+    }
+
+    /** The drill's consumer group resumes on the restored topic at the record after its last commit. */
+    private String groupResumes() throws IOException {
+      SortedMap<Integer, TopicRecords.Stored> first = TopicRecords.firstPolled(brokers, restoredTopic, group());
+      int problems = 0;
+      for (Map.Entry<Integer, Long> committed : groupCommitted.entrySet()) {
+        TopicRecords.Stored want = backedUp.get(committed.getKey()).stream()
+            .filter(r -> r.offset() == committed.getValue()).findFirst().orElseThrow();
+        String difference = TopicRecords.difference(want, first.get(committed.getKey()));
+        if (difference != null) {
+          problems++;
+          report.problem("consumer group " + group() + ", partition " + committed.getKey() + ": the first record"
+              + " after the restore is not the one after its last commit (" + difference + ")");
+        }
+      }
+      if (problems == 0) {
+        report.verified(String.format("consumer group %s: resumed on %s at the record after its last commit"
+            + " (offsets %s)", group(), count(first.size(), "partition"), groupCommitted.values()));
+      }
+      return "consumer group " + group() + " on " + restoredTopic + ": " + problems + " partitions resumed elsewhere";
+    }
+
+    private String group() {
+      return runId + "-readers";
     }
 
     // ---- the command line and clean-up --------------------------------------------------------
@@ -617,6 +653,9 @@ public final class Drill implements Callable<Integer> {
                 if (t != null) {
                   TopicRecords.deleteIfExists(brokers, t);
                 }
+              }
+              if (groupCommitted != null) {
+                TopicRecords.deleteGroup(brokers, group());
               }
             }
             return null;

@@ -149,7 +149,8 @@ final class TopicRecords {
     return problems;
   }
 
-  private static String difference(Stored want, Stored got) {
+  /** Where a record differs from the expected one (offset, timestamp, key, value, headers); null if nowhere. */
+  static String difference(Stored want, Stored got) {
     if (want.offset() != got.offset()) {
       return "restored at offset " + got.offset();
     }
@@ -178,6 +179,87 @@ final class TopicRecords {
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A consumer of {@code group} reads the first {@code count} records of every partition and commits
+   * after them, as an application that is part-way through the topic; returns the committed offsets.
+   */
+  static SortedMap<Integer, Long> readAndCommit(String bootstrap, String topic, String group, int count)
+      throws IOException {
+    SortedMap<Integer, Long> committed = new TreeMap<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = groupConsumer(bootstrap, group, "earliest")) {
+      consumer.subscribe(List.of(topic));
+      Map<Integer, Integer> read = new HashMap<>();
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      int partitions = consumer.partitionsFor(topic, TIMEOUT).size();
+      while (committed.size() < partitions) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException("consumer group " + group + " read " + read + " records of " + topic + " within "
+              + TIMEOUT.toSeconds() + " s, not " + count + " of each partition");
+        }
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (read.merge(r.partition(), 1, Integer::sum) == count) {
+            committed.put(r.partition(), r.offset() + 1);
+          }
+        }
+      }
+      Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> offsets = new HashMap<>();
+      committed.forEach((p, o) -> offsets.put(new TopicPartition(topic, p),
+          new org.apache.kafka.clients.consumer.OffsetAndMetadata(o)));
+      consumer.commitSync(offsets, TIMEOUT);
+    } catch (org.apache.kafka.common.KafkaException e) {
+      throw new IOException("consumer group " + group + " reading " + topic + " failed: " + e.getMessage(), e);
+    }
+    return committed;
+  }
+
+  /**
+   * The first record a new consumer of {@code group} gets from each partition: where the group resumes.
+   * Without a committed offset the consumer fails at once (no reset), so a missing commit is reported.
+   */
+  static SortedMap<Integer, Stored> firstPolled(String bootstrap, String topic, String group) throws IOException {
+    SortedMap<Integer, Stored> first = new TreeMap<>();
+    try (KafkaConsumer<byte[], byte[]> consumer = groupConsumer(bootstrap, group, "none")) {
+      consumer.subscribe(List.of(topic));
+      int partitions = consumer.partitionsFor(topic, TIMEOUT).size();
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      while (first.size() < partitions) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException("consumer group " + group + " got records of partitions " + first.keySet() + " of "
+              + topic + " within " + TIMEOUT.toSeconds() + " s, not of all " + partitions);
+        }
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          first.putIfAbsent(r.partition(), new Stored(r.offset(), r.timestamp(), r.key(), r.value(),
+              Arrays.asList(r.headers().toArray())));
+        }
+      }
+    } catch (org.apache.kafka.common.KafkaException e) {
+      throw new IOException("consumer group " + group + " reading " + topic + " failed: " + e.getMessage(), e);
+    }
+    return first;
+  }
+
+  private static KafkaConsumer<byte[], byte[]> groupConsumer(String bootstrap, String group, String reset) {
+    return new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.GROUP_ID_CONFIG, group, ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, reset), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /** Deletes a consumer group the drill made on brokers it did not start; a group already gone is fine. */
+  static void deleteGroup(String bootstrap, String group) throws IOException {
+    try (Admin admin = admin(bootstrap)) {
+      admin.deleteConsumerGroups(List.of(group)).all().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException)) {
+        throw new IOException("deleting consumer group " + group + " on " + bootstrap + " failed: " + e.getMessage(), e);
+      }
+    } catch (TimeoutException e) {
+      throw new IOException("deleting consumer group " + group + " on " + bootstrap + " timed out", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while deleting consumer group " + group, e);
+    }
   }
 
   /** An admin client for the brokers; the caller closes it. */

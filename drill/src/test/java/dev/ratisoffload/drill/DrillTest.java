@@ -43,7 +43,7 @@ class DrillTest {
     assertTrue(out.contains("RESULT: PASSED"), out);
     for (String step : List.of("start servers", "write keys", "publish", "write topic", "kafka backup", "destroy",
         "restore groups", "restart until serving", "verify keys", "kafka restore", "compare records",
-        "recovery time")) {
+        "group resumes", "recovery time")) {
       assertTrue(Pattern.compile("(?m)^  " + step + " +[0-9]+\\.[0-9] s").matcher(out).find(), step + "\n" + out);
     }
     // Both groups restored from their newest generation, and every key it covers served.
@@ -55,6 +55,8 @@ class DrillTest {
     assertEquals(1, count(out, "(?m)^  topic drill-[0-9a-z-]+ as drill-[0-9a-z-]+: 2 partitions, 300 records$"), out);
     assertEquals(1, count(out, "(?m)^  topic drill-[0-9a-z-]+: all 300 records of 2 partitions equal in offset,"
         + " timestamp, key, value and headers$"), out);
+    assertEquals(1, count(out, "(?m)^  consumer group drill-[0-9a-z-]+-readers: resumed on 2 partitions at the record"
+        + " after its last commit \\(offsets \\[75, 75\\]\\)$"), out);
   }
 
   /** The options an operator uses against real servers: a store and a broker the drill did not start. */

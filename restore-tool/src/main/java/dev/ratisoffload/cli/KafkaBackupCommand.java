@@ -6,6 +6,7 @@ import dev.ratisoffload.kafka.backup.BackupSummary;
 import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
 import dev.ratisoffload.kafka.backup.StopSignals;
 import dev.ratisoffload.kafka.backup.TerminalProgress;
+import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.gc.ChainCollector;
 import dev.ratisoffload.kafka.gc.ChainRetention;
 import dev.ratisoffload.kafka.gc.RetentionWhileBackingUp;
@@ -36,7 +37,10 @@ import picocli.CommandLine.ParameterException;
         "With --keep-within or --keep-bytes it removes, after each stored segment, what offload kafka gc with "
             + "the same flags would remove from that partition's chain.",
         "Transactional topics are read with read_committed: aborted records and transaction markers, like "
-            + "offsets removed by compaction, are recorded as holes, not as lost data."},
+            + "offsets removed by compaction, are recorded as holes, not as lost data.",
+        "The committed offsets of the consumer groups that read the topic are recorded too, capped at what is "
+            + "stored: once at the end, or every --group-offsets-interval while following; kafka restore "
+            + "--consumer-groups commits them on the target."},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload kafka backup --bootstrap-server kafka1:9092 --topic orders \\",
@@ -88,6 +92,17 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
 
   @Mixin
   private ChainRetentionOptions retentionOptions;
+  @Option(names = "--consumer-groups", paramLabel = "REGEX",
+      description = "Record the committed offsets of only the consumer groups whose id this regular expression"
+          + " matches entirely (repeatable; a plain name is the group itself). Default: every group that committed"
+          + " an offset of the topic.")
+  private List<String> consumerGroups = new ArrayList<>();
+
+  @Option(names = "--group-offsets-interval", paramLabel = "DURATION", defaultValue = "1min",
+      converter = Converters.RatisDuration.class,
+      description = "With --follow: how often the consumer groups' offsets are recorded (default ${DEFAULT-VALUE};"
+          + " also once at a stop). A one-shot backup records them once, when its records are stored.")
+  private Duration groupOffsetsInterval;
 
   @Override
   public Integer call() {
@@ -125,6 +140,8 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
           .brokerTimeout(client.brokerTimeout)
           .acceptRecreatedTopic(acceptRecreatedTopic)
           .clientProperties(client.clientProperties())
+          .consumerGroups(consumerGroups.isEmpty() ? GroupSelection.ALL : GroupSelection.of(consumerGroups))
+          .groupOffsetsInterval(groupOffsetsInterval)
           .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());

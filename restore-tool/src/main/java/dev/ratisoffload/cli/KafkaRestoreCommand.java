@@ -1,6 +1,7 @@
 package dev.ratisoffload.cli;
 
 import dev.ratisoffload.kafka.backup.StopSignals;
+import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.restore.KafkaTopicRestore;
 import dev.ratisoffload.kafka.restore.OffsetMode;
 import dev.ratisoffload.kafka.restore.RestoreListener;
@@ -14,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.apache.kafka.common.Uuid;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -115,6 +117,12 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
       description = "Restore a backup read with --isolation read_uncommitted: its aborted transactional records"
           + " are written as committed records. Without it such a backup is refused (exit 3).")
   private boolean allowUncommitted;
+  @Option(names = "--consumer-groups", paramLabel = "REGEX",
+      description = "Once the records are in, commit the backed-up offsets of the consumer groups whose id this"
+          + " regular expression matches entirely (repeatable; '.*' for all): from the newest snapshot (at or before"
+          + " --until, capped at it), translated with --offsets renumber. A group with members on the target is"
+          + " refused (exit 5) before anything is written. With --follow: once drained (--drain-after).")
+  private List<String> consumerGroups = new ArrayList<>();
 
   @Override
   public Integer call() {
@@ -153,6 +161,7 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
           .clientProperties(client.clientProperties())
           .compression(compression)
           .allowUncommitted(allowUncommitted)
+          .consumerGroups(consumerGroups.isEmpty() ? null : GroupSelection.of(consumerGroups))
           .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -225,6 +234,13 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
     public synchronized void resumed(int partition, long targetOffset, long sourceOffset) {
       err.printf(Locale.ROOT, "partition %d: continuing at target offset %,d (backup offset %,d)%n", partition,
           targetOffset, sourceOffset);
+      err.flush();
+    }
+
+    @Override
+    public synchronized void groupCommitted(String group, Map<Integer, Long> offsets) {
+      err.printf(Locale.ROOT, "consumer group %s: committed %s (partition=offset it reads next)%n",
+          Printable.of(group), offsets);
       err.flush();
     }
 

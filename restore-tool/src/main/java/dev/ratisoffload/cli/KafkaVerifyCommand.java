@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
 @Command(name = "verify",
     mixinStandardHelpOptions = true,
     description = {
-        "Reads every topic manifest and every segment of the selected Kafka backups in full: each segment's "
+        "Reads every topic manifest, consumer-group offset snapshot, offset map and segment of the selected Kafka"
+            + " backups in full: each segment's "
             + "SHA-256 and structure, that it covers the range its name says, that consecutive segments join "
             + "with no gap or overlap and each names its predecessor's hash. Reports the holes (offsets the "
             + "broker had no record for: compaction, transaction markers, aborted records), which are not "

@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.backup;
 
+import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.format.TopicNames;
 import dev.ratisoffload.primitives.ClusterIds;
 import java.time.Duration;
@@ -30,6 +31,9 @@ import java.util.TreeSet;
  *     gives up as {@code UNAVAILABLE}
  * @param clientProperties extra Kafka client settings (security, for example); those the backup's
  *     correctness rests on are refused ({@link BackupConsumerProperties})
+ * @param consumerGroups whose committed offsets are recorded: every group that committed an offset of the
+ *     topic whose id matches one of these, entirely
+ * @param groupOffsetsInterval follow mode: how often the groups' offsets are recorded (also once at a stop)
  */
 public record BackupSettings(
     String bootstrapServers,
@@ -44,8 +48,11 @@ public record BackupSettings(
     boolean acceptRecreatedTopic,
     Duration brokerTimeout,
     Duration progressInterval,
-    Map<String, String> clientProperties) {
+    Map<String, String> clientProperties,
+    GroupSelection consumerGroups,
+    Duration groupOffsetsInterval) {
 
+  public static final Duration DEFAULT_GROUP_OFFSETS_INTERVAL = Duration.ofMinutes(1);
   public static final long DEFAULT_SEGMENT_BYTES = 16L * 1024 * 1024;
   public static final Duration DEFAULT_SEGMENT_AGE = Duration.ofSeconds(30);
   public static final long DEFAULT_MEMORY_BUDGET = 256L * 1024 * 1024;
@@ -74,6 +81,8 @@ public record BackupSettings(
     }
     BackupConsumerProperties.refuseOwned(clientProperties);
     clientProperties = Map.copyOf(clientProperties);
+    Objects.requireNonNull(consumerGroups, "consumer groups");
+    requirePositive(groupOffsetsInterval, "group offsets interval");
   }
 
   private static void requirePositive(Duration d, String what) {
@@ -101,6 +110,8 @@ public record BackupSettings(
     private Duration brokerTimeout = Duration.ofSeconds(30);
     private Duration progressInterval = Duration.ofSeconds(1);
     private Map<String, String> clientProperties = Map.of();
+    private GroupSelection consumerGroups = GroupSelection.ALL;
+    private Duration groupOffsetsInterval = DEFAULT_GROUP_OFFSETS_INTERVAL;
 
     private Builder(String bootstrapServers, String topic, String cluster) {
       this.bootstrapServers = bootstrapServers;
@@ -158,10 +169,20 @@ public record BackupSettings(
       return this;
     }
 
+    public Builder consumerGroups(GroupSelection groups) {
+      this.consumerGroups = groups;
+      return this;
+    }
+
+    public Builder groupOffsetsInterval(Duration interval) {
+      this.groupOffsetsInterval = interval;
+      return this;
+    }
+
     public BackupSettings build() {
       return new BackupSettings(bootstrapServers, topic, cluster, partitions, follow, readCommitted, segmentBytes,
           segmentAge, memoryBudget, acceptRecreatedTopic, brokerTimeout, progressInterval,
-          clientProperties);
+          clientProperties, consumerGroups, groupOffsetsInterval);
     }
   }
 

@@ -16,6 +16,7 @@ import dev.ratisoffload.kafka.read.StoredSegment;
 import dev.ratisoffload.kafka.read.TopicIncarnation;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.StoreException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +62,8 @@ public final class KafkaTopicBackup {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicBackup.class);
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration TOPIC_RECHECK = Duration.ofSeconds(30);
+  /** A following backup being stopped waits this long at most for the groups' offsets: a stop stays prompt. */
+  private static final Duration STOPPING_GROUP_OFFSETS = Duration.ofSeconds(1);
   /** Threads storing segments: puts of different partitions overlap; one partition's never do. */
   private static final int STORE_THREADS = 2;
 
@@ -121,7 +124,8 @@ public final class KafkaTopicBackup {
       TopicManifests.Versioned manifest = manifests.ensure(describeManifest(topic, inspector), stored);
       TopicIncarnation incarnation = catalog.incarnation(settings.topic(), topicId)
           .orElse(new TopicIncarnation(settings.cluster(), settings.topic(), topicId, List.of(), new TreeMap<>()));
-      Run run = new Run(inspector, topic, manifest, startNanos);
+      Run run = new Run(inspector, topic, manifest, startNanos,
+          new GroupOffsetsRecorder(admin, store, settings, topicId, Clock.systemUTC()));
       try {
         return run.execute(incarnation, partitions);
       } finally {
@@ -144,11 +148,15 @@ public final class KafkaTopicBackup {
     private final Map<Integer, Long> targets = new HashMap<>();
     private final UploadQueue uploads;
     private final SegmentWriters writers;
+    private final GroupOffsetsRecorder groupOffsets;
     private long lastTopicCheck;
     private long lastProgress;
+    private long lastGroupOffsets;
 
     Run(TopicInspector inspector, TopicInspector.TopicState topic, TopicManifests.Versioned manifest,
-        long startNanos) {
+        long startNanos, GroupOffsetsRecorder groupOffsets) {
+      this.groupOffsets = groupOffsets;
+      this.lastGroupOffsets = startNanos;
       this.inspector = inspector;
       this.topic = topic;
       this.topicId = topic.topicId();
@@ -193,6 +201,7 @@ public final class KafkaTopicBackup {
       cursors.values().forEach(PartitionCursor::seal);
       handOffSealed();
       drain();
+      recordGroupOffsets(!settings.follow(), settings.follow() ? STOPPING_GROUP_OFFSETS : settings.brokerTimeout());
       listener.progress(progress(c));
       return summary(ending);
     }
@@ -248,11 +257,35 @@ public final class KafkaTopicBackup {
         recheckTopic(c);
         lastTopicCheck = now;
       }
+      if (settings.follow() && now - lastGroupOffsets >= settings.groupOffsetsInterval().toNanos()) {
+        recordGroupOffsets(false, settings.brokerTimeout());
+        lastGroupOffsets = now;
+      }
       if (now - lastProgress >= settings.progressInterval().toNanos()) {
         listener.progress(progress(c));
         lastProgress = now;
       }
       return !settings.follow() && allDone;
+    }
+
+    /**
+     * Records the consumer groups' offsets, capped at what is stored. Where it must not fail (the end of
+     * a one-shot backup) a failure ends the backup; while following it is logged and tried again later.
+     */
+    private void recordGroupOffsets(boolean mustSucceed, Duration timeout) {
+      Map<Integer, Long> storedEnds = new TreeMap<>();
+      cursors.values().forEach(cursor -> storedEnds.put(cursor.partition(), cursor.storedUpTo()));
+      try {
+        groupOffsets.record(storedEnds, timeout);
+      } catch (KafkaOffloadException | StoreException e) {
+        String message = "every record read is stored and every chain is intact, but the consumer groups' offsets"
+            + " were not recorded: " + e.getMessage();
+        if (mustSucceed) {
+          throw new KafkaOffloadException(e instanceof KafkaOffloadException k ? k.kind() : Kind.UNAVAILABLE,
+              message + ". Run the backup again to record them", e);
+        }
+        LOG.warn("{}; trying again in {} s", message, settings.groupOffsetsInterval().toSeconds());
+      }
     }
 
     /** Seals segments that are old or caught up, and every open one while they are over budget. */

@@ -14,6 +14,8 @@ import org.apache.kafka.common.Uuid;
  * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/topic-&lt;version, 10 digits&gt;.manifest
  * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/&lt;partition, 10 digits&gt;/&lt;first offset, 19 digits&gt;-&lt;last offset, 19 digits&gt;.segment
  * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/&lt;partition, 10 digits&gt;/chain-start-&lt;first offset, 19 digits&gt;
+ * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/group-offsets-&lt;taken at, epoch ms, 19 digits&gt;.snapshot
+ * kafka/&lt;cluster&gt;/&lt;topic&gt;/&lt;topic id&gt;/offset-map-&lt;target topic id&gt;-&lt;written at, epoch ms, 19 digits&gt;.map
  * </pre>
  *
  * The topic id (Kafka's, in its own base64 form) separates a topic from one deleted and created again
@@ -31,6 +33,10 @@ public final class KafkaLayout {
       "kafka/([^/]+)/([^/]+)/([A-Za-z0-9_-]{22})/([0-9]{10})/chain-start-([0-9]{19})");
   private static final Pattern MANIFEST_KEY = Pattern.compile(
       "kafka/([^/]+)/([^/]+)/([A-Za-z0-9_-]{22})/topic-([0-9]{10})\\.manifest");
+  private static final Pattern GROUP_OFFSETS_KEY = Pattern.compile(
+      "kafka/([^/]+)/([^/]+)/([A-Za-z0-9_-]{22})/group-offsets-([0-9]{19})\\.snapshot");
+  private static final Pattern OFFSET_MAP_KEY = Pattern.compile(
+      "kafka/([^/]+)/([^/]+)/([A-Za-z0-9_-]{22})/offset-map-([A-Za-z0-9_-]{22})-([0-9]{19})\\.map");
 
   private KafkaLayout() {}
 
@@ -65,6 +71,21 @@ public final class KafkaLayout {
 
   public static String manifestPrefix(String cluster, String topic, Uuid topicId) {
     return topicIdPrefix(cluster, topic, topicId) + "topic-";
+  }
+
+  /** Every consumer-group offset snapshot of an incarnation, oldest first in key order. */
+  public static String groupOffsetsPrefix(String cluster, String topic, Uuid topicId) {
+    return topicIdPrefix(cluster, topic, topicId) + "group-offsets-";
+  }
+
+  /** Every offset map from an incarnation, into any target topic. */
+  public static String offsetMapsPrefix(String cluster, String topic, Uuid topicId) {
+    return topicIdPrefix(cluster, topic, topicId) + "offset-map-";
+  }
+
+  /** Every offset map from an incarnation into one target topic (by its id), oldest first in key order. */
+  public static String offsetMapPrefix(String cluster, String topic, Uuid topicId, Uuid targetTopicId) {
+    return offsetMapsPrefix(cluster, topic, topicId) + requireTopicId(targetTopicId) + "-";
   }
 
   /** A topic id as keys write it, checked to be a key segment (Kafka's form may start with '-' or '_'). */
@@ -151,6 +172,71 @@ public final class KafkaLayout {
 
     public String key() {
       return manifestPrefix(cluster, topic, topicId) + String.format("%010d.manifest", version);
+    }
+  }
+
+  /** Where a snapshot of consumer-group offsets lives; the time it was taken orders the keys. */
+  public record GroupOffsetsKey(String cluster, String topic, Uuid topicId, long takenAtMillis) {
+
+    public GroupOffsetsKey {
+      ClusterIds.require(cluster);
+      TopicNames.requireValid(topic);
+      requireTopicId(topicId);
+      if (takenAtMillis < 0) {
+        throw new IllegalArgumentException("snapshot time " + takenAtMillis + " is before 1970");
+      }
+    }
+
+    public String key() {
+      return groupOffsetsPrefix(cluster, topic, topicId) + String.format("%019d.snapshot", takenAtMillis);
+    }
+  }
+
+  /** Where an offset map from a restore into one target topic lives; the time it was written orders the keys. */
+  public record OffsetMapKey(String cluster, String topic, Uuid topicId, Uuid targetTopicId, long writtenAtMillis) {
+
+    public OffsetMapKey {
+      ClusterIds.require(cluster);
+      TopicNames.requireValid(topic);
+      requireTopicId(topicId);
+      requireTopicId(targetTopicId);
+      if (writtenAtMillis < 0) {
+        throw new IllegalArgumentException("offset map time " + writtenAtMillis + " is before 1970");
+      }
+    }
+
+    public String key() {
+      return offsetMapPrefix(cluster, topic, topicId, targetTopicId) + String.format("%019d.map", writtenAtMillis);
+    }
+  }
+
+  /** Parses a group offset snapshot's key; empty for any other key. */
+  public static Optional<GroupOffsetsKey> parseGroupOffsetsKey(String key) {
+    Matcher m = GROUP_OFFSETS_KEY.matcher(key);
+    if (!m.matches()) {
+      return Optional.empty();
+    }
+    try {
+      GroupOffsetsKey parsed = new GroupOffsetsKey(m.group(1), TopicNames.fromKeySegment(m.group(2)),
+          Uuid.fromString(m.group(3)), Long.parseLong(m.group(4)));
+      return parsed.key().equals(key) ? Optional.of(parsed) : Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Parses an offset map's key; empty for any other key. */
+  public static Optional<OffsetMapKey> parseOffsetMapKey(String key) {
+    Matcher m = OFFSET_MAP_KEY.matcher(key);
+    if (!m.matches()) {
+      return Optional.empty();
+    }
+    try {
+      OffsetMapKey parsed = new OffsetMapKey(m.group(1), TopicNames.fromKeySegment(m.group(2)),
+          Uuid.fromString(m.group(3)), Uuid.fromString(m.group(4)), Long.parseLong(m.group(5)));
+      return parsed.key().equals(key) ? Optional.of(parsed) : Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
     }
   }
 

@@ -48,23 +48,41 @@ public final class TopicManifestCodec {
     return new IntegrityException("topic manifest " + key + " is corrupt: " + problem);
   }
 
-  static String problem(TopicManifest m) {
-    if (m.format() != TopicManifest.FORMAT_VERSION) {
-      return "format " + m.format();
+  /**
+   * What is wrong with the fields every document of an incarnation starts with (its format, cluster,
+   * topic and topic id); null if nothing.
+   */
+  static String incarnationProblem(int format, int expectedFormat, String cluster, String topic, String topicId) {
+    if (format != expectedFormat) {
+      return "format " + format;
     }
-    if (!ClusterIds.isValid(m.cluster())) {
-      return "cluster id '" + Printable.excerpt(m.cluster()) + "'";
+    if (!ClusterIds.isValid(cluster)) {
+      return "cluster id '" + Printable.excerpt(cluster) + "'";
     }
-    if (!TopicNames.isValid(m.topic())) {
-      return "topic '" + Printable.excerpt(m.topic()) + "'";
+    if (!TopicNames.isValid(topic)) {
+      return "topic '" + Printable.excerpt(topic) + "'";
     }
+    return topicIdProblem(topicId);
+  }
+
+  /** What is wrong with a topic id written in a document (Kafka's canonical form, not zero); null if nothing. */
+  static String topicIdProblem(String topicId) {
     try {
-      Uuid id = Uuid.fromString(m.topicId());
-      if (Uuid.ZERO_UUID.equals(id) || !id.toString().equals(m.topicId())) {
-        return "topic id '" + m.topicId() + "'";
+      Uuid id = Uuid.fromString(topicId);
+      if (!Uuid.ZERO_UUID.equals(id) && id.toString().equals(topicId)) {
+        return null;
       }
     } catch (RuntimeException e) {
-      return "topic id '" + Printable.excerpt(m.topicId()) + "'";
+      // reported below
+    }
+    return "topic id '" + Printable.excerpt(topicId) + "'";
+  }
+
+  static String problem(TopicManifest m) {
+    String identity = incarnationProblem(m.format(), TopicManifest.FORMAT_VERSION, m.cluster(), m.topic(),
+        m.topicId());
+    if (identity != null) {
+      return identity;
     }
     if (m.partitions() < 1) {
       return "partitions " + m.partitions();

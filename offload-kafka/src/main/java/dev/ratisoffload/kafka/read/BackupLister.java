@@ -1,6 +1,7 @@
 package dev.ratisoffload.kafka.read;
 
 import dev.ratisoffload.kafka.format.KafkaLayout;
+import dev.ratisoffload.kafka.format.GroupOffsetsSnapshot;
 import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.primitives.DaemonThreads;
@@ -64,9 +65,23 @@ public final class BackupLister {
     long bytes = partitions.stream().mapToLong(ListReport.PartitionListing::storedBytes).sum();
     Instant newest = partitions.stream().map(ListReport.PartitionListing::newestRecord)
         .filter(java.util.Objects::nonNull).max(Instant::compareTo).orElse(null);
+    Optional<GroupOffsetsSnapshot> groups = newestGroupOffsets(incarnation, problems);
     return new ListReport.TopicListing(incarnation.topic(), incarnation.topicId().toString(),
         manifest == null ? null : manifest.partitions(), incarnation.manifests().size(),
-        manifest == null ? null : manifest.createdAt(), partitions, records, bytes, newest);
+        manifest == null ? null : manifest.createdAt(), partitions, records, bytes, newest,
+        groups.map(GroupOffsetsSnapshot::takenAt).orElse(null),
+        groups.map(g -> List.copyOf(g.groups().keySet())).orElse(List.of()));
+  }
+
+  private Optional<GroupOffsetsSnapshot> newestGroupOffsets(TopicIncarnation incarnation, List<String> problems) {
+    GroupOffsetsReader reader = new GroupOffsetsReader(source.store());
+    try {
+      return reader.newest(incarnation.cluster(), incarnation.topic(), incarnation.topicId(), Optional.empty())
+          .map(reader::read);
+    } catch (IntegrityException e) {
+      problems.add(e.getMessage());
+      return Optional.empty();
+    }
   }
 
   private ListReport.PartitionListing listPartition(PartitionChain chain, ExecutorService pool) {

@@ -81,6 +81,7 @@ public final class ChainVerifier {
     if (incarnation.manifests().isEmpty()) {
       problems.add(incarnation.describe() + " has segments but no topic manifest (a backup writes it first: it was deleted)");
     }
+    problems.addAll(new GroupOffsetsReader(source.store()).verifyAll(incarnation));
     Integer partitionCount = newest == null ? null : newest.partitions();
     List<Future<VerifyReport.PartitionResult>> futures = new ArrayList<>();
     for (PartitionChain chain : incarnation.partitions().values()) {

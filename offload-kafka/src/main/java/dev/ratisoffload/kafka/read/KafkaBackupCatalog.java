@@ -18,7 +18,8 @@ import org.apache.kafka.common.Uuid;
 /**
  * What a store holds of a cluster's Kafka backups, from one listing: every topic incarnation with its
  * manifests and partition chains (with their chain-start markers), and any key under the tree that is
- * none of these. A marker of a partition without segments is such a stray key.
+ * none of the objects a backup or restore writes (group offset snapshots and offset maps are listed by
+ * {@link GroupOffsetsReader}). A marker of a partition without segments is such a stray key.
  */
 public final class KafkaBackupCatalog {
 
@@ -75,7 +76,10 @@ public final class KafkaBackupCatalog {
         manifests.computeIfAbsent(new Id(m.topic(), m.topicId()), k -> new ArrayList<>()).add(m);
         continue;
       }
-      stray.add(object.key());
+      if (KafkaLayout.parseGroupOffsetsKey(object.key()).isEmpty()
+          && KafkaLayout.parseOffsetMapKey(object.key()).isEmpty()) { // read by GroupOffsetsReader
+        stray.add(object.key());
+      }
     }
     Map<Id, TopicIncarnation> byId = new LinkedHashMap<>();
     List<Id> ids = new ArrayList<>(manifests.keySet());
@@ -122,7 +126,7 @@ public final class KafkaBackupCatalog {
     return incarnations.stream().filter(i -> i.topic().equals(topic) && i.topicId().equals(topicId)).findFirst();
   }
 
-  /** Keys under the cluster's Kafka tree that name neither a segment nor a manifest. */
+  /** Keys under the cluster's Kafka tree that name no object a backup or restore writes. */
   public List<String> strayKeys() {
     return strayKeys;
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.ratisoffload.primitives.ByteSizes;
+import dev.ratisoffload.primitives.Printable;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -39,6 +40,10 @@ public final class KafkaReports {
       b.append(String.format(Locale.ROOT, "topic %s (id %s): %s partitions, %,d records, %s, newest record %s%n",
           t.topic(), t.topicId(), t.partitionCount() == null ? "?" : t.partitionCount(), t.records(),
           ByteSizes.format(t.storedBytes()), t.newestRecord() == null ? "-" : t.newestRecord()));
+      b.append(t.groupOffsetsTakenAt() == null ? "  consumer groups: no offsets recorded\n"
+          : String.format(Locale.ROOT, "  consumer groups (offsets recorded %s): %s%n", t.groupOffsetsTakenAt(),
+              t.consumerGroups().isEmpty() ? "none had committed offsets"
+                  : t.consumerGroups().stream().map(Printable::of).collect(Collectors.joining(", "))));
       b.append(String.format(Locale.ROOT, "  %9s  %-31s  %12s  %10s  %9s  %10s  %s%n", "partition", "offsets",
           "records", "holes", "segments", "stored", "newest record"));
       for (ListReport.PartitionListing p : t.partitions()) {

@@ -13,10 +13,12 @@ public record ListReport(String cluster, List<TopicListing> topics, List<String>
   /**
    * @param partitionCount from the newest manifest, or null if it is unreadable or missing
    * @param manifestWrittenAt when the newest manifest was written, or null
+   * @param groupOffsetsTakenAt when the newest consumer-group offset snapshot was taken, or null if none is stored
+   * @param consumerGroups the groups in that snapshot
    */
   public record TopicListing(String topic, String topicId, Integer partitionCount, int manifestVersions,
       Instant manifestWrittenAt, List<PartitionListing> partitions, long records, long storedBytes,
-      Instant newestRecord) {}
+      Instant newestRecord, Instant groupOffsetsTakenAt, List<String> consumerGroups) {}
 
   /**
    * @param newestRecord the greatest record timestamp in the chain, or null when no record has one

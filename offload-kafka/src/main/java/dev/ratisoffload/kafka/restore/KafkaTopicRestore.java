@@ -3,6 +3,7 @@ package dev.ratisoffload.kafka.restore;
 import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
+import dev.ratisoffload.kafka.format.OffsetMap;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
 import dev.ratisoffload.kafka.read.OffsetRange;
@@ -18,6 +19,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongUnaryOperator;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
@@ -148,12 +152,16 @@ public final class KafkaTopicRestore {
     }
     long total = plans.values().stream().mapToLong(PartitionPlan::records).sum();
     int maxRecordBytes = plans.values().stream().mapToInt(PartitionPlan::maxRecordBytes).max().orElse(0);
-    try (TargetTopic target = new TargetTopic(settings)) {
+    try (TargetTopic target = new TargetTopic(settings); GroupOffsetsRestorer groups = groupOffsetsRestorer()) {
+      Optional<GroupOffsetsRestorer.Pending> pending = settings.consumerGroups()
+          .map(selection -> groups.prepare(backup.incarnation(), backup.partitions(),
+              "Nothing was written"));
       String codec = prepareTarget(target, backup, true, plans.values());
       listener.sending(total);
       RecordSender sender = new RecordSender(producerSettings(maxRecordBytes, codec), target.name(),
           settings.bootstrapServers());
-      sendAll(plans, sender);
+      Map<Integer, OffsetMap.Builder> offsetMaps = new ConcurrentHashMap<>();
+      sendAll(plans, sender, offsetMaps);
       Map<Integer, Long> highWatermarks = target.endOffsets(backup.partitions());
       List<RestoreSummary.PartitionSummary> partitions = new ArrayList<>();
       for (PartitionPlan plan : plans.values()) {
@@ -169,8 +177,48 @@ public final class KafkaTopicRestore {
         partitions.add(new RestoreSummary.PartitionSummary(plan.partition(), plan.records(),
             settings.offsetMode() == OffsetMode.RENUMBER ? plan.holeOffsets() : 0, hw));
       }
+      Map<Integer, OffsetMap.PartitionMap> built = new TreeMap<>();
+      offsetMaps.forEach((p, map) -> built.put(p, map.build(plans.get(p).endOffset())));
+      afterRecords(backup, groups, pending, built, highWatermarks);
       return summary(backup, RestoreSummary.Ending.COMPLETE, partitions, start);
     }
+  }
+
+  /** Only when there are groups to commit or an offset map to keep. */
+  private GroupOffsetsRestorer groupOffsetsRestorer() {
+    return settings.consumerGroups().isPresent() || settings.offsetMode() == OffsetMode.RENUMBER
+        ? new GroupOffsetsRestorer(settings, store, clock) : null;
+  }
+
+  /**
+   * Once every record is in: keeps a renumbering restore's offset map in the store, then commits the
+   * chosen groups' offsets, translated by it (or as they are, preserving offsets).
+   *
+   * @param maps renumber mode: per partition, where each backed-up offset was written
+   * @param ends per partition, the target's end
+   */
+  private void afterRecords(Backup backup, GroupOffsetsRestorer groups, Optional<GroupOffsetsRestorer.Pending> pending,
+      Map<Integer, OffsetMap.PartitionMap> maps, Map<Integer, Long> ends) {
+    if (groups == null) {
+      return;
+    }
+    Map<Integer, LongUnaryOperator> translate = new TreeMap<>();
+    if (settings.offsetMode() == OffsetMode.RENUMBER) {
+      try {
+        groups.storeMap(backup.incarnation(), maps);
+      } catch (StoreException | KafkaOffloadException e) {
+        String message = "the records are restored, but their offset map was not stored: " + e.getMessage();
+        if (pending.isPresent()) {
+          throw new KafkaOffloadException(e instanceof KafkaOffloadException k ? k.kind() : Kind.UNAVAILABLE,
+              message + "; no consumer group was changed", e);
+        }
+        LOG.warn("{}; consumer-group offsets cannot be translated into {} later", message, settings.targetTopic());
+      }
+      maps.forEach((p, map) -> translate.put(p, map::translate));
+    } else {
+      backup.partitions().forEach(p -> translate.put(p, LongUnaryOperator.identity()));
+    }
+    pending.ifPresent(groupsToCommit -> groups.commit(groupsToCommit, translate, ends, listener));
   }
 
   private static final String KEPT_AFTER_SENDING = "Records sent before this may still be stored: delete the topic"
@@ -201,12 +249,12 @@ public final class KafkaTopicRestore {
   }
 
   /** Sends every plan, one thread per partition; any failure stops the others and waits for what is in flight. */
-  private void sendAll(Map<Integer, PartitionPlan> plans, RecordSender sender) {
+  private void sendAll(Map<Integer, PartitionPlan> plans, RecordSender sender, Map<Integer, OffsetMap.Builder> maps) {
     AtomicBoolean abort = new AtomicBoolean();
     RuntimeException failure = null;
     try {
       PartitionTasks.runAll(List.copyOf(plans.keySet()), p -> {
-        sendPlan(plans.get(p), sender, abort);
+        sendPlan(plans.get(p), sender, abort, maps);
         return null;
       }, abort);
     } catch (RuntimeException e) {
@@ -224,8 +272,11 @@ public final class KafkaTopicRestore {
     }
   }
 
-  private void sendPlan(PartitionPlan plan, RecordSender sender, AtomicBoolean abort) {
+  private void sendPlan(PartitionPlan plan, RecordSender sender, AtomicBoolean abort,
+      Map<Integer, OffsetMap.Builder> maps) {
     long next = 0;
+    OffsetMap.Builder map = settings.offsetMode() == OffsetMode.RENUMBER
+        ? maps.computeIfAbsent(plan.partition(), p -> new OffsetMap.Builder(0)) : null;
     for (PartitionPlan.VerifiedSegment verified : plan.segments()) {
       try (var reader = verified.reopen(source)) {
         for (var entry = reader.next(); entry != null; entry = reader.next()) {
@@ -233,7 +284,11 @@ public final class KafkaTopicRestore {
             return;
           }
           if (entry instanceof dev.ratisoffload.kafka.format.BackupRecord r && r.offset() < plan.endOffset()) {
-            sender.send(plan.partition(), r, settings.offsetMode() == OffsetMode.PRESERVE ? r.offset() : next);
+            long target = settings.offsetMode() == OffsetMode.PRESERVE ? r.offset() : next;
+            sender.send(plan.partition(), r, target);
+            if (map != null) {
+              map.add(r.offset(), target);
+            }
             next++;
           }
         }
@@ -362,6 +417,9 @@ public final class KafkaTopicRestore {
     List<RestoreSummary.PartitionSummary> partitions = counts.values().stream()
         .map(c -> new RestoreSummary.PartitionSummary(c.partition, c.restored, c.holesSkipped, c.nextTarget))
         .toList();
+    if (drained && settings.consumerGroups().isPresent()) {
+      commitDrained(backup);
+    }
     RestoreSummary.Ending ending = drained ? RestoreSummary.Ending.DRAINED : RestoreSummary.Ending.STOPPED;
     return backup == null
         ? new RestoreSummary(settings.topic(), null, settings.targetTopic(), settings.offsetMode().word(),
@@ -419,6 +477,26 @@ public final class KafkaTopicRestore {
     } finally {
       // On a stop or a failure alike, the records in flight get a moment to be stored, not more.
       sender.close(Duration.ofSeconds(2));
+    }
+  }
+
+  /**
+   * A drained standby commits its groups' backed-up offsets, capped at its end; renumbering, through an
+   * offset map rebuilt from the chain up to what the standby holds (and kept in the store).
+   */
+  private void commitDrained(Backup backup) {
+    try (TargetTopic target = new TargetTopic(settings);
+        GroupOffsetsRestorer groups = new GroupOffsetsRestorer(settings, store, clock)) {
+      GroupOffsetsRestorer.Pending pending = groups.prepare(backup.incarnation(), backup.partitions(),
+          "The standby holds every record; no group's offsets were changed");
+      Map<Integer, Long> ends = target.endOffsets(backup.partitions());
+      Map<Integer, OffsetMap.PartitionMap> maps = new TreeMap<>();
+      if (settings.offsetMode() == OffsetMode.RENUMBER) {
+        TopicIncarnation now = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic())
+            .incarnation(settings.topic(), backup.incarnation().topicId()).orElse(backup.incarnation());
+        backup.partitions().forEach(p -> maps.put(p, ChainOffsetMapper.map(source, now.partition(p), ends.get(p))));
+      }
+      afterRecords(backup, groups, Optional.of(pending), maps, ends);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.ratisoffload.kafka.restore;
 
 import java.time.Duration;
+import java.util.Map;
 
 /** What a restore tells while it runs; called from the restore's threads. */
 public interface RestoreListener {
@@ -18,4 +19,7 @@ public interface RestoreListener {
 
   /** Follow mode: the store or the broker failed; the follower tries again after {@code wait}. */
   default void retrying(String problem, Duration wait) {}
+
+  /** A consumer group's offsets were committed on the target: by partition, where the group reads on. */
+  default void groupCommitted(String group, Map<Integer, Long> offsets) {}
 }

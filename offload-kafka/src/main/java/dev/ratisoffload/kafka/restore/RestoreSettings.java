@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.restore;
 
+import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.format.TopicNames;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +25,8 @@ import org.apache.kafka.common.Uuid;
  *     topic's {@code compression.type}
  * @param allowUncommitted restore a backup read with read_uncommitted, whose aborted transactional records
  *     would be written as committed ones; refused without it
+ * @param consumerGroups the groups whose backed-up offsets are committed on the target once the records are
+ *     in; empty to commit none
  */
 public record RestoreSettings(
     String bootstrapServers,
@@ -42,7 +45,8 @@ public record RestoreSettings(
     Duration brokerTimeout,
     Map<String, String> clientProperties,
     Optional<String> compression,
-    boolean allowUncommitted) {
+    boolean allowUncommitted,
+    Optional<GroupSelection> consumerGroups) {
 
   public static final Duration MIN_POLL = Duration.ofMillis(100);
   public static final Duration FIRST_RETRY = Duration.ofSeconds(1);
@@ -72,6 +76,10 @@ public record RestoreSettings(
     }
     clientProperties = Map.copyOf(clientProperties);
     RestoreCompression.requireValid(compression);
+    if (consumerGroups.isPresent() && follow && drainAfter.isEmpty()) {
+      throw new IllegalArgumentException("--consumer-groups with --follow needs --drain-after: the groups' offsets"
+          + " are committed once the standby is drained, before it is promoted");
+    }
   }
 
   public static Builder builder(String bootstrapServers, String cluster, String topic) {
@@ -97,6 +105,7 @@ public record RestoreSettings(
     private Map<String, String> clientProperties = Map.of();
     private Optional<String> compression = Optional.empty();
     private boolean allowUncommitted;
+    private Optional<GroupSelection> consumerGroups = Optional.empty();
 
     private Builder(String bootstrapServers, String cluster, String topic) {
       this.bootstrapServers = bootstrapServers;
@@ -175,10 +184,15 @@ public record RestoreSettings(
       return this;
     }
 
+    public Builder consumerGroups(GroupSelection groups) {
+      this.consumerGroups = Optional.ofNullable(groups);
+      return this;
+    }
+
     public RestoreSettings build() {
       return new RestoreSettings(bootstrapServers, cluster, topic, topicId, targetTopic, partitions, offsetMode,
           createTopic, replicationFactor, until, follow, pollInterval, drainAfter, brokerTimeout, clientProperties,
-          compression, allowUncommitted);
+          compression, allowUncommitted, consumerGroups);
     }
   }
 }
