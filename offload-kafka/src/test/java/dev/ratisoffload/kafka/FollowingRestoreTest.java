@@ -8,7 +8,13 @@ import dev.ratisoffload.kafka.backup.BackupListener;
 import dev.ratisoffload.kafka.backup.BackupSettings;
 import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
 import dev.ratisoffload.kafka.format.BackupRecord;
+import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
 import dev.ratisoffload.kafka.format.TimestampKind;
+import dev.ratisoffload.kafka.format.TopicManifest;
+import dev.ratisoffload.kafka.format.TopicManifestCodec;
+import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
+import dev.ratisoffload.kafka.read.SegmentSource;
+import dev.ratisoffload.kafka.read.TopicIncarnation;
 import dev.ratisoffload.kafka.restore.KafkaTopicRestore;
 import dev.ratisoffload.kafka.restore.RestoreListener;
 import dev.ratisoffload.kafka.restore.RestoreSettings;
@@ -27,6 +33,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -198,6 +205,35 @@ class FollowingRestoreTest {
           "every record before offset 4"), e::getMessage);
     }
     assertEquals(4, TopicContents.offsets(kafka.bootstrapServers(), "ledger-standby", 1));
+  }
+
+  /**
+   * A source cluster's topic config that the target cluster does not accept (here forged into a newer
+   * manifest: one broker serves as both) is an error Kafka does not retry: the follower ends with it.
+   */
+  @Test
+  void aTopicConfigTheTargetRefusesEndsTheFollowerInsteadOfRetrying() throws Exception {
+    kafka.createTopics(new NewTopic("tuned", 1, (short) 1));
+    produce(new Produced(), "tuned", 1, 3, "t");
+    backup("tuned", store);
+    TopicIncarnation backedUp = KafkaBackupCatalog.scan(store, CLUSTER, "tuned").incarnations("tuned").get(0);
+    ManifestKey newest = backedUp.newestManifest().orElseThrow();
+    TopicManifest m = new SegmentSource(store).readManifest(newest);
+    Map<String, String> configs = new TreeMap<>(m.configs());
+    configs.put("cleanup.policy", "bogus");
+    List<String> set = new ArrayList<>(m.topicConfigs());
+    set.add("cleanup.policy");
+    ManifestKey next = new ManifestKey(CLUSTER, "tuned", newest.topicId(), newest.version() + 1);
+    store.putIfAbsent(next.key(), Content.of(TopicManifestCodec.encode(new TopicManifest(m.format(), m.cluster(),
+        m.topic(), m.topicId(), m.partitions(), m.replicationFactor(), m.isolation(), configs, set, m.createdAt(),
+        m.toolVersion()))));
+    try (Follower follower = Follower.start(following("tuned", "tuned-standby").build(), store)) {
+      KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
+      assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind(), e::getMessage);
+      assertTrue(e.getMessage().startsWith("cannot create topic tuned-standby with the backed-up topic's configs")
+          && e.getMessage().contains("cleanup.policy"), e::getMessage);
+      assertEquals(List.of(), follower.retries, "nothing retried");
+    }
   }
 
   @Test

@@ -12,6 +12,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -27,7 +28,9 @@ import picocli.CommandLine.ParameterException;
             + "at any point and run again stores every record once.",
         "Without --follow it stops once every partition is stored up to where it ended at the start. "
             + "With --follow it keeps the backup current until SIGTERM or SIGINT, which store the open "
-            + "segments and exit 0.",
+            + "segments and exit 0. A follower starts again after a transient failure (store or broker "
+            + "unreachable, an error Kafka retries), with backoff (1 s doubling to 60 s); any other failure "
+            + "(authorization, an error Kafka does not retry) ends it with its exit code.",
         "Transactional topics are read with read_committed: aborted records and transaction markers, like "
             + "offsets removed by compaction, are recorded as holes, not as lost data."},
     footerHeading = "%nExamples:%n",
@@ -117,11 +120,19 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
     }
   }
 
+  /** Progress when asked for; retries of a follower always, on standard error. */
   private BackupListener listener() {
+    PrintWriter err = spec.commandLine().getErr();
     if (!progress.mode.enabled()) {
-      return BackupListener.NONE;
+      return new BackupListener() {
+        @Override
+        public void retrying(String problem, Duration wait) {
+          err.printf(Locale.ROOT, "%s; trying again in %d s%n", ErrorReporter.oneLine(problem), wait.toSeconds());
+          err.flush();
+        }
+      };
     }
-    return new TerminalProgress(spec.commandLine().getErr(), true);
+    return new TerminalProgress(err, true);
   }
 
   private void print(BackupSummary summary) {

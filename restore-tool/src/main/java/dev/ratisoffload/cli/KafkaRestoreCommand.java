@@ -37,7 +37,8 @@ import picocli.CommandLine.ParameterException;
         "--follow keeps the target in step with a backup that is still being written (a standby) until SIGTERM or"
             + " SIGINT (exit 0). It keeps no state: each partition continues at the target's high watermark once the"
             + " target's last record equals the backup's at that position (else exit 5). An unreachable store or"
-            + " broker is retried with backoff (1 s doubling to 60 s)."},
+            + " broker, or another error Kafka retries, is retried with backoff (1 s doubling to 60 s); any other"
+            + " failure (authorization, a topic config the cluster refuses, damaged data) ends it with its exit code."},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload kafka restore --store s3://backups/kafka --cluster orders-prod --topic orders \\",

@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.restore;
 
+import dev.ratisoffload.kafka.FollowerPacing;
 import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
@@ -11,7 +12,6 @@ import dev.ratisoffload.kafka.read.TopicIncarnation;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreException;
-import dev.ratisoffload.store.StoreUnavailableException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -50,10 +50,7 @@ public final class KafkaTopicRestore {
   private final SegmentSource source;
   private final RestoreListener listener;
   private final Clock clock;
-  private final Object wake = new Object();
-  private volatile boolean stopRequested;
-  /** Follow mode: how long to wait after the next failure to reach the store or the broker. */
-  private Duration backoff = RestoreSettings.FIRST_RETRY;
+  private final FollowerPacing pacing = new FollowerPacing();
 
   public KafkaTopicRestore(RestoreSettings settings, ObjectStore store, RestoreListener listener) {
     this(settings, store, listener, Clock.systemUTC());
@@ -69,10 +66,7 @@ public final class KafkaTopicRestore {
 
   /** Asks a following restore to stop (from any thread, a signal handler too); it returns promptly. */
   public void requestStop() {
-    stopRequested = true;
-    synchronized (wake) {
-      wake.notifyAll();
-    }
+    pacing.requestStop();
   }
 
   /**
@@ -263,13 +257,19 @@ public final class KafkaTopicRestore {
             + " --create-topic to create it with the backed-up partition count and configs; nothing was written");
       }
       short replication = settings.replicationFactor().orElse((short) manifest.replicationFactor());
+      Map<String, String> configs = createConfigs(manifest);
       try {
-        target.create(manifest.partitions(), replication, createConfigs(manifest));
+        target.create(manifest.partitions(), replication, configs);
       } catch (KafkaOffloadException e) {
         if (e.getCause() instanceof InvalidReplicationFactorException) {
           throw TargetTopic.refused("cannot create topic " + target.name() + " with replication factor "
               + replication + " (the backed-up topic's) on " + settings.bootstrapServers() + ": " + e.getCause()
               .getMessage() + "; pass --replication-factor. Nothing was written");
+        }
+        if (e.kind() == Kind.REFUSED) {
+          throw TargetTopic.refused("cannot create topic " + target.name() + " with the backed-up topic's configs "
+              + configs + " on " + settings.bootstrapServers() + ": " + e.getCause().getMessage() + ". Create the"
+              + " topic with configs the cluster accepts and run without --create-topic; nothing was written");
         }
         throw e;
       }
@@ -318,23 +318,22 @@ public final class KafkaTopicRestore {
     Backup backup = null;
     boolean drained = false;
     try (TargetTopic target = new TargetTopic(settings)) {
-      while (!stopRequested && !drained) {
+      while (!pacing.stopRequested() && !drained) {
         try {
           backup = resolve();
           prepareTarget(target, backup, false, List.of());
           drained = followSession(backup, target, counts);
         } catch (RuntimeException e) {
-          if (!retriable(e)) {
+          if (!FollowerPacing.isTransient(e)) {
             throw e;
           }
-          if (stopRequested) {
+          if (pacing.stopRequested()) {
             break;
           }
-          listener.retrying(e.getMessage(), backoff);
-          LOG.warn("{}; trying again in {} s", e.getMessage(), backoff.toSeconds());
-          pause(backoff);
-          backoff = backoff.multipliedBy(2).compareTo(RestoreSettings.MAX_RETRY) > 0 ? RestoreSettings.MAX_RETRY
-              : backoff.multipliedBy(2);
+          Duration wait = pacing.nextRetryWait();
+          listener.retrying(e.getMessage(), wait);
+          LOG.warn("{}; trying again in {} s", e.getMessage(), wait.toSeconds());
+          pacing.pause(wait);
         }
       }
     }
@@ -362,20 +361,20 @@ public final class KafkaTopicRestore {
     try {
       List<StandbyPartition> standbys = new ArrayList<>();
       for (int p : backup.partitions()) {
-        if (stopRequested) {
+        if (pacing.stopRequested()) {
           return false;
         }
         StandbyPartition.Counts c = counts.computeIfAbsent(p, StandbyPartition.Counts::new);
         standbys.add(StandbyPartition.resume(settings, source, backup.incarnation(), target, c, listener));
       }
       long lastGrowth = System.nanoTime();
-      while (!stopRequested) {
+      while (!pacing.stopRequested()) {
         boolean grew = false;
         for (StandbyPartition standby : standbys) {
-          grew |= standby.step(sender, () -> stopRequested);
+          grew |= standby.step(sender, pacing::stopRequested);
         }
         sender.throwIfFailed();
-        backoff = RestoreSettings.FIRST_RETRY; // a round went through: the next outage starts the backoff anew
+        pacing.succeeded();
         lastGrowth = grew ? System.nanoTime() : lastGrowth;
         if (settings.drainAfter().isPresent()
             && System.nanoTime() - lastGrowth >= settings.drainAfter().get().toNanos()) {
@@ -390,39 +389,12 @@ public final class KafkaTopicRestore {
           }
           return true;
         }
-        pause(settings.pollInterval());
+        pacing.pause(settings.pollInterval());
       }
       return false;
     } finally {
       // On a stop or a failure alike, the records in flight get a moment to be stored, not more.
       sender.close(Duration.ofSeconds(2));
-    }
-  }
-
-  /** A store or broker that could not be reached: worth another try. */
-  static boolean retriable(RuntimeException e) {
-    if (e instanceof KafkaOffloadException k) {
-      return k.kind() == Kind.UNAVAILABLE;
-    }
-    return e instanceof StoreUnavailableException || e instanceof UncheckedIOException
-        || e instanceof org.apache.kafka.common.errors.TimeoutException;
-  }
-
-  private void pause(Duration duration) {
-    long deadline = System.nanoTime() + duration.toNanos();
-    synchronized (wake) {
-      while (!stopRequested) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return;
-        }
-        try {
-          wake.wait(Math.max(1, left / 1_000_000));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          stopRequested = true;
-        }
-      }
     }
   }
 

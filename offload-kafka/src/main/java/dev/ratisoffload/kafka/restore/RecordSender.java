@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.restore;
 
+import dev.ratisoffload.kafka.KafkaClients;
 import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
 import dev.ratisoffload.kafka.format.BackupRecord;
@@ -20,7 +21,6 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidTimestampException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
-import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -178,13 +178,14 @@ final class RecordSender implements AutoCloseable {
           + " message.timestamp.after.max.ms", e);
     }
     if (e instanceof AuthorizationException || e instanceof AuthenticationException) {
-      return new KafkaOffloadException(Kind.UNAVAILABLE, "the cluster at " + bootstrap + " refused to store "
+      return new KafkaOffloadException(Kind.REFUSED, "the cluster at " + bootstrap + " refused to store "
           + where + ": " + e.getMessage() + " (the client needs Write on the topic and IdempotentWrite)", e);
     }
-    if (e instanceof RetriableException || e instanceof org.apache.kafka.common.errors.TimeoutException) {
+    if (KafkaClients.isTransient(e)) {
       return unreachable("storing " + where, e);
     }
-    return new KafkaOffloadException(Kind.UNAVAILABLE, "the broker failed to store " + where + ": " + e, e);
+    return new KafkaOffloadException(Kind.REFUSED, "the broker refused to store " + where + ": " + e
+        + " (an error Kafka does not retry)", e);
   }
 
   private KafkaOffloadException unreachable(String what, Exception e) {

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
@@ -65,6 +66,17 @@ class RecordSenderTest {
           () -> fourth.get(10, java.util.concurrent.TimeUnit.SECONDS)).getCause();
       assertTrue(thrown instanceof KafkaOffloadException k && k.kind() == KafkaOffloadException.Kind.UNAVAILABLE
           && thrown.getMessage().contains("t/0 (the record for offset 0)"), thrown::toString);
+    }
+  }
+
+  @Test
+  void aRefusedWriteIsARefusalNotAnOutage() {
+    try (RecordSender sender = new RecordSender(producer, WINDOW, "t", "127.0.0.1:9092")) {
+      sender.send(0, record(0), 0);
+      assertTrue(producer.errorNext(new TopicAuthorizationException("no Write on t")));
+      KafkaOffloadException e = assertThrows(KafkaOffloadException.class, sender::flush);
+      assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind(), e::getMessage);
+      assertTrue(e.getMessage().contains("IdempotentWrite"), e::getMessage);
     }
   }
 
