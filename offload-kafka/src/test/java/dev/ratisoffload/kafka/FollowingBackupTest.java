@@ -9,6 +9,9 @@ import dev.ratisoffload.kafka.backup.BackupSettings;
 import dev.ratisoffload.kafka.backup.BackupSummary;
 import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
 import dev.ratisoffload.kafka.format.TimestampKind;
+import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
+import dev.ratisoffload.kafka.read.SegmentSource;
+import dev.ratisoffload.kafka.read.TopicIncarnation;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.testkit.Await;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +21,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -65,12 +70,39 @@ class FollowingBackupTest {
         kafka.restart();
       }
       produce(produced, "beat", 0, 5, "b");
-      Await.until("every record stored", DEADLINE,
-          () -> ChainContents.read(store, CLUSTER, "beat").records(0).size() >= 10);
+      Await.until("every record stored", DEADLINE, () -> stored(store, "beat", 0) >= 10);
       assertEquals(BackupSummary.Ending.STOPPED, follower.stop().ending());
       assertEquals(produced.records(0), ChainContents.read(store, CLUSTER, "beat").records(0), "each record once");
       assertTrue(follower.retries.get(0).contains("trying again in 1 s"), follower.retries::toString);
     }
+  }
+
+  /** The backup looks at the topic every 30 s: a new partition is backed up from its start after that. */
+  @Test
+  void partitionsAddedWhileFollowingAreBackedUpAndTheManifestRecordsThem(@TempDir Path dir) throws Exception {
+    kafka.createTopics(new NewTopic("spread", 1, (short) 1));
+    Produced produced = new Produced();
+    produce(produced, "spread", 0, 3, "a");
+    try (ObjectStore store = TestStores.directory(dir);
+        Follower follower = Follower.start(following("spread").build(), store)) {
+      Await.until("partition 0 stored", DEADLINE, () -> stored(store, "spread", 0) == 3);
+      try (Admin admin = kafka.admin()) {
+        admin.createPartitions(Map.of("spread", NewPartitions.increaseTo(2))).all().get();
+      }
+      produce(produced, "spread", 1, 4, "b");
+      Await.until("the added partition stored", DEADLINE, () -> stored(store, "spread", 1) == 4);
+      follower.stop();
+      assertEquals(produced.records(1), ChainContents.read(store, CLUSTER, "spread").records(1));
+      TopicIncarnation incarnation = KafkaBackupCatalog.scan(store, CLUSTER, "spread").incarnations("spread").get(0);
+      assertEquals(2, new SegmentSource(store).readManifest(incarnation.newestManifest().orElseThrow()).partitions(),
+          "the newest manifest records the partition count");
+    }
+  }
+
+  /** How many records the chain of a partition holds (0 before the backup stored anything). */
+  private static int stored(ObjectStore store, String topic, int partition) {
+    List<TopicIncarnation> incarnations = KafkaBackupCatalog.scan(store, CLUSTER, topic).incarnations(topic);
+    return incarnations.isEmpty() ? 0 : ChainContents.read(store, incarnations.get(0)).records(partition).size();
   }
 
   /** A following backup on a thread of its own, with what its listener heard. */

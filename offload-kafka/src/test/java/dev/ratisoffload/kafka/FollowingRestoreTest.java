@@ -35,6 +35,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -205,6 +207,59 @@ class FollowingRestoreTest {
           "every record before offset 4"), e::getMessage);
     }
     assertEquals(4, TopicContents.offsets(kafka.bootstrapServers(), "ledger-standby", 1));
+  }
+
+  @Test
+  void partitionsAddedToTheSourceAreAddedToAStandbyItCreatedAndFollowed() throws Exception {
+    kafka.createTopics(new NewTopic("growing", 1, (short) 1));
+    Produced produced = new Produced();
+    produce(produced, "growing", 1, 10, "a");
+    backup("growing", store);
+    try (Follower follower = Follower.start(following("growing", "growing-standby").build(), store)) {
+      awaitOffsets("growing-standby", 1, 10);
+      addPartitions("growing", 2);
+      produce(produced, "growing", 2, 5, "b");
+      backup("growing", store); // stores partition 1's chain and a manifest of 2 partitions
+      Await.until("the standby to have 2 partitions", DEADLINE, () -> partitions("growing-standby") == 2);
+      awaitOffsets("growing-standby", 2, 20);
+      assertEquals(20, follower.stop().records());
+    }
+    Map<Integer, List<BackupRecord>> standby = TopicContents.read(kafka.bootstrapServers(), "growing-standby", 2);
+    for (int p = 0; p < 2; p++) {
+      assertEquals(produced.records(p), standby.get(p), "partition " + p);
+    }
+  }
+
+  @Test
+  void partitionsAddedToTheSourceEndAFollowerThatMayNotAddThemNamingThem() throws Exception {
+    kafka.createTopics(new NewTopic("fixed", 1, (short) 1), new NewTopic("fixed-standby", 1, (short) 1));
+    produce(new Produced(), "fixed", 1, 4, "a");
+    backup("fixed", store);
+    try (Follower follower = Follower.start(following("fixed", "fixed-standby").createTopic(false).build(), store)) {
+      awaitOffsets("fixed-standby", 1, 4);
+      addPartitions("fixed", 3);
+      produce(new Produced(), "fixed", 3, 2, "b");
+      backup("fixed", store);
+      KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
+      assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind());
+      assertTrue(e.getMessage().contains("(partitions 1-2 added to the source), target topic fixed-standby has 1")
+          && e.getMessage().contains("--create-topic"), e::getMessage);
+    }
+    assertEquals(1, partitions("fixed-standby"), "the target's partitions are the operator's");
+  }
+
+  private static void addPartitions(String topic, int total) throws Exception {
+    try (Admin admin = kafka.admin()) {
+      admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(total))).all().get();
+    }
+  }
+
+  private static int partitions(String topic) {
+    try (Admin admin = kafka.admin()) {
+      return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+    } catch (java.util.concurrent.ExecutionException | InterruptedException e) {
+      throw new AssertionError("cannot describe " + topic, e);
+    }
   }
 
   /**

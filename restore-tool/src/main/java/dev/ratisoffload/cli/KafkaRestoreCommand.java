@@ -36,7 +36,9 @@ import picocli.CommandLine.ParameterException;
             + " holes (compaction, transaction markers); --offsets renumber writes them consecutively from 0.",
         "--follow keeps the target in step with a backup that is still being written (a standby) until SIGTERM or"
             + " SIGINT (exit 0). It keeps no state: each partition continues at the target's high watermark once the"
-            + " target's last record equals the backup's at that position (else exit 5). An unreachable store or"
+            + " target's last record equals the backup's at that position (else exit 5). Partitions the source gains"
+            + " are added to the target with --create-topic and followed; without it the follower ends (exit 5)"
+            + " naming them. An unreachable store or"
             + " broker, or another error Kafka retries, is retried with backoff (1 s doubling to 60 s); any other"
             + " failure (authorization, a topic config the cluster refuses, damaged data) ends it with its exit code."},
     footerHeading = "%nExamples:%n",

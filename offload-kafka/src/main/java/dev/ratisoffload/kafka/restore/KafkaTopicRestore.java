@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
@@ -44,6 +45,8 @@ public final class KafkaTopicRestore {
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicRestore.class);
   private static final int DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+  /** Follow mode: how often the newest manifest is read again, to see partitions the source gained. */
+  private static final Duration MANIFEST_RECHECK = Duration.ofSeconds(5);
 
   private final RestoreSettings settings;
   private final ObjectStore store;
@@ -81,7 +84,8 @@ public final class KafkaTopicRestore {
   }
 
   /** The backup being restored: one topic incarnation, its newest manifest, the partitions to restore. */
-  private record Backup(TopicIncarnation incarnation, TopicManifest manifest, List<Integer> partitions) {}
+  private record Backup(TopicIncarnation incarnation, ManifestKey manifestKey, TopicManifest manifest,
+      List<Integer> partitions) {}
 
   private Backup resolve() {
     KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
@@ -115,7 +119,7 @@ public final class KafkaTopicRestore {
             + chosen.describe() + ", which has " + manifest.partitions() + " partitions");
       }
     }
-    return new Backup(chosen, manifest, partitions);
+    return new Backup(chosen, key, manifest, partitions);
   }
 
   // ---- one-shot ----------------------------------------------------------------------------------
@@ -275,7 +279,10 @@ public final class KafkaTopicRestore {
       }
       created = true;
       LOG.info("created topic {} with {} partitions", target.name(), manifest.partitions());
-      partitions = java.util.Optional.of(manifest.partitions());
+      partitions = Optional.of(manifest.partitions());
+    }
+    if (settings.follow()) {
+      partitions = Optional.of(addMissingPartitions(target, partitions.get(), manifest));
     }
     Map<String, String> configs = target.configs();
     List<String> refusals = new ArrayList<>(TargetChecks.partitionCount(target.name(), partitions.get(),
@@ -353,38 +360,46 @@ public final class KafkaTopicRestore {
    *
    * @return whether the follower drained: caught up, every record acknowledged, every last record checked
    */
-  private boolean followSession(Backup backup, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts) {
-    String maxBytes = backup.manifest().config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+  private boolean followSession(Backup first, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts) {
+    String maxBytes = first.manifest().config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
     int maxRecordBytes = maxBytes == null ? DEFAULT_MAX_RECORD_BYTES : (int) Math.min(Integer.MAX_VALUE,
         Long.parseLong(maxBytes));
     RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(), settings.bootstrapServers());
     try {
-      List<StandbyPartition> standbys = new ArrayList<>();
-      for (int p : backup.partitions()) {
-        if (pacing.stopRequested()) {
-          return false;
-        }
-        StandbyPartition.Counts c = counts.computeIfAbsent(p, StandbyPartition.Counts::new);
-        standbys.add(StandbyPartition.resume(settings, source, backup.incarnation(), target, c, listener));
-      }
+      Backup backup = first;
+      Map<Integer, StandbyPartition> standbys = new TreeMap<>();
+      resumeNew(backup, target, counts, standbys);
       long lastGrowth = System.nanoTime();
+      long lastManifestCheck = lastGrowth;
       while (!pacing.stopRequested()) {
         boolean grew = false;
-        for (StandbyPartition standby : standbys) {
+        for (StandbyPartition standby : standbys.values()) {
           grew |= standby.step(sender, pacing::stopRequested);
         }
         sender.throwIfFailed();
         pacing.succeeded();
-        lastGrowth = grew ? System.nanoTime() : lastGrowth;
-        if (settings.drainAfter().isPresent()
-            && System.nanoTime() - lastGrowth >= settings.drainAfter().get().toNanos()) {
+        long now = System.nanoTime();
+        lastGrowth = grew ? now : lastGrowth;
+        boolean quiet = settings.drainAfter().isPresent() && now - lastGrowth >= settings.drainAfter().get().toNanos();
+        if (quiet || now - lastManifestCheck >= MANIFEST_RECHECK.toNanos()) {
+          lastManifestCheck = now;
+          Backup newest = reread(backup);
+          if (newest.partitions().size() > backup.partitions().size()) {
+            addMissingPartitions(target, target.partitions().orElse(0), newest.manifest());
+            resumeNew(newest, target, counts, standbys);
+            lastGrowth = now;
+            quiet = false;
+          }
+          backup = newest;
+        }
+        if (quiet) {
           sender.flush();
           // The final check: each partition's last record, read back, is the backup's at that position.
           KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
-          TopicIncarnation now = catalog.incarnation(settings.topic(), backup.incarnation().topicId())
+          TopicIncarnation current = catalog.incarnation(settings.topic(), backup.incarnation().topicId())
               .orElse(backup.incarnation());
           for (int p : backup.partitions()) {
-            StandbyPartition.resume(settings, source, now, target, new StandbyPartition.Counts(p),
+            StandbyPartition.resume(settings, source, current, target, new StandbyPartition.Counts(p),
                 RestoreListener.NONE);
           }
           return true;
@@ -396,6 +411,66 @@ public final class KafkaTopicRestore {
       // On a stop or a failure alike, the records in flight get a moment to be stored, not more.
       sender.close(Duration.ofSeconds(2));
     }
+  }
+
+  /** Resumes every partition of the backup not followed yet, each where the target says. */
+  private void resumeNew(Backup backup, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts,
+      Map<Integer, StandbyPartition> standbys) {
+    for (int p : backup.partitions()) {
+      if (pacing.stopRequested()) {
+        return;
+      }
+      if (!standbys.containsKey(p)) {
+        StandbyPartition.Counts c = counts.computeIfAbsent(p, StandbyPartition.Counts::new);
+        standbys.put(p, StandbyPartition.resume(settings, source, backup.incarnation(), target, c, listener));
+      }
+    }
+  }
+
+  /**
+   * The backup as its newest manifest describes it: with the partitions the source gained since
+   * {@code backup} was read (when following them all), and their chains.
+   */
+  private Backup reread(Backup backup) {
+    Optional<ManifestKey> newest = settings.partitions().isEmpty()
+        ? source.newestManifest(settings.cluster(), settings.topic(), backup.incarnation().topicId())
+        : Optional.empty();
+    if (newest.isEmpty() || newest.get().version() <= backup.manifestKey().version()) {
+      return backup;
+    }
+    TopicManifest manifest = source.readManifest(newest.get());
+    if (manifest.partitions() <= backup.partitions().size()) {
+      return new Backup(backup.incarnation(), newest.get(), manifest, backup.partitions());
+    }
+    TopicIncarnation incarnation = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic())
+        .incarnation(settings.topic(), backup.incarnation().topicId()).orElse(backup.incarnation());
+    LOG.info("the backup of {} now has {} partitions", settings.topic(), manifest.partitions());
+    return new Backup(incarnation, newest.get(), manifest, IntStream.range(0, manifest.partitions()).boxed().toList());
+  }
+
+  /**
+   * Follow mode, when the source gained partitions: with {@code --create-topic} the follower owns the
+   * target's shape and adds them, as a standby of the source should; otherwise the operator does, and
+   * the follower ends naming them.
+   *
+   * @return the target's partition count now
+   */
+  private int addMissingPartitions(TargetTopic target, int targetPartitions, TopicManifest manifest) {
+    int backedUp = manifest.partitions();
+    if (targetPartitions >= backedUp || !settings.partitions().isEmpty()) {
+      return targetPartitions;
+    }
+    String missing = targetPartitions + 1 == backedUp ? "partition " + targetPartitions
+        : "partitions " + targetPartitions + "-" + (backedUp - 1);
+    if (!settings.createTopic()) {
+      throw TargetTopic.refused("the backup of " + settings.topic() + " has " + backedUp + " partitions (" + missing
+          + " added to the source), target topic " + target.name() + " has " + targetPartitions + ": add "
+          + missing + " to it (kafka-topics --alter --partitions " + backedUp + "), or follow with --create-topic,"
+          + " which adds them. The target holds every record restored so far");
+    }
+    target.increasePartitions(backedUp);
+    LOG.info("added {} to topic {}: the backup has {} partitions", missing, target.name(), backedUp);
+    return backedUp;
   }
 
   // ---- shared ------------------------------------------------------------------------------------
