@@ -38,8 +38,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -311,6 +313,12 @@ class FollowingRestoreTest {
       backup("steady", store);
       awaitOffsets("steady-standby", 1, 20);
       follower.stop();
+    }
+    TopicPartition standby = new TopicPartition("steady-standby", 0);
+    try (Admin admin = kafka.admin()) {
+      List<ProducerState> producers = admin.describeProducers(List.of(standby)).all().get().get(standby)
+          .activeProducers();
+      assertEquals(1, producers.size(), () -> "one producer for the follower's life, across the outage: " + producers);
     }
     assertEquals(produced.records(0), TopicContents.read(kafka.bootstrapServers(), "steady-standby", 1).get(0));
   }

@@ -324,12 +324,17 @@ public final class KafkaTopicRestore {
     Map<Integer, StandbyPartition.Counts> counts = new TreeMap<>();
     Backup backup = null;
     boolean drained = false;
+    RecordSender sender = null;
     try (TargetTopic target = new TargetTopic(settings)) {
       while (!pacing.stopRequested() && !drained) {
         try {
           backup = resolve();
           prepareTarget(target, backup, false, List.of());
-          drained = followSession(backup, target, counts);
+          if (sender == null) {
+            sender = RecordSender.forFollower(producerSettings(maxRecordBytes(backup.manifest())), target.name(),
+                settings.bootstrapServers());
+          }
+          drained = followSession(backup, target, counts, sender);
         } catch (RuntimeException e) {
           if (!FollowerPacing.isTransient(e)) {
             throw e;
@@ -342,6 +347,11 @@ public final class KafkaTopicRestore {
           LOG.warn("{}; trying again in {} s", e.getMessage(), wait.toSeconds());
           pacing.pause(wait);
         }
+      }
+    } finally {
+      if (sender != null) {
+        // On a stop or a failure alike, the records in flight get a moment to be stored, not more.
+        sender.close(Duration.ofSeconds(2));
       }
     }
     List<RestoreSummary.PartitionSummary> partitions = counts.values().stream()
@@ -360,57 +370,61 @@ public final class KafkaTopicRestore {
    *
    * @return whether the follower drained: caught up, every record acknowledged, every last record checked
    */
-  private boolean followSession(Backup first, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts) {
-    String maxBytes = first.manifest().config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
-    int maxRecordBytes = maxBytes == null ? DEFAULT_MAX_RECORD_BYTES : (int) Math.min(Integer.MAX_VALUE,
-        Long.parseLong(maxBytes));
-    RecordSender sender = new RecordSender(producerSettings(maxRecordBytes), target.name(), settings.bootstrapServers());
-    try {
-      Backup backup = first;
-      Map<Integer, StandbyPartition> standbys = new TreeMap<>();
-      resumeNew(backup, target, counts, standbys);
-      long lastGrowth = System.nanoTime();
-      long lastManifestCheck = lastGrowth;
-      while (!pacing.stopRequested()) {
-        boolean grew = false;
-        for (StandbyPartition standby : standbys.values()) {
-          grew |= standby.step(sender, pacing::stopRequested);
-        }
-        sender.throwIfFailed();
-        pacing.succeeded();
-        long now = System.nanoTime();
-        lastGrowth = grew ? now : lastGrowth;
-        boolean quiet = settings.drainAfter().isPresent() && now - lastGrowth >= settings.drainAfter().get().toNanos();
-        if (quiet || now - lastManifestCheck >= MANIFEST_RECHECK.toNanos()) {
-          lastManifestCheck = now;
-          Backup newest = reread(backup);
-          if (newest.partitions().size() > backup.partitions().size()) {
-            addMissingPartitions(target, target.partitions().orElse(0), newest.manifest());
-            resumeNew(newest, target, counts, standbys);
-            lastGrowth = now;
-            quiet = false;
-          }
-          backup = newest;
-        }
-        if (quiet) {
-          sender.flush();
-          // The final check: each partition's last record, read back, is the backup's at that position.
-          KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
-          TopicIncarnation current = catalog.incarnation(settings.topic(), backup.incarnation().topicId())
-              .orElse(backup.incarnation());
-          for (int p : backup.partitions()) {
-            StandbyPartition.resume(settings, source, current, target, new StandbyPartition.Counts(p),
-                RestoreListener.NONE);
-          }
-          return true;
-        }
-        pacing.pause(settings.pollInterval());
-      }
+  private boolean followSession(Backup first, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts,
+      RecordSender sender) {
+    // What the producer sent before a failure is stored or failed before the high watermarks are read.
+    if (!sender.settle(pacing::stopRequested)) {
       return false;
-    } finally {
-      // On a stop or a failure alike, the records in flight get a moment to be stored, not more.
-      sender.close(Duration.ofSeconds(2));
     }
+    Backup backup = first;
+    Map<Integer, StandbyPartition> standbys = new TreeMap<>();
+    resumeNew(backup, target, counts, standbys);
+    long lastGrowth = System.nanoTime();
+    long lastManifestCheck = lastGrowth;
+    while (!pacing.stopRequested()) {
+      boolean grew = false;
+      for (StandbyPartition standby : standbys.values()) {
+        grew |= standby.step(sender, pacing::stopRequested);
+      }
+      sender.throwIfFailed();
+      pacing.succeeded();
+      long now = System.nanoTime();
+      lastGrowth = grew ? now : lastGrowth;
+      boolean quiet = settings.drainAfter().isPresent() && now - lastGrowth >= settings.drainAfter().get().toNanos();
+      if (quiet || now - lastManifestCheck >= MANIFEST_RECHECK.toNanos()) {
+        lastManifestCheck = now;
+        Backup newest = reread(backup);
+        if (newest.partitions().size() > backup.partitions().size()) {
+          addMissingPartitions(target, target.partitions().orElse(0), newest.manifest());
+          resumeNew(newest, target, counts, standbys);
+          lastGrowth = now;
+          quiet = false;
+        }
+        backup = newest;
+      }
+      if (quiet) {
+        if (!sender.awaitAcknowledged(pacing::stopRequested)) {
+          return false;
+        }
+        // The final check: each partition's last record, read back, is the backup's at that position.
+        KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
+        TopicIncarnation current = catalog.incarnation(settings.topic(), backup.incarnation().topicId())
+            .orElse(backup.incarnation());
+        for (int p : backup.partitions()) {
+          StandbyPartition.resume(settings, source, current, target, new StandbyPartition.Counts(p),
+              RestoreListener.NONE);
+        }
+        return true;
+      }
+      pacing.pause(settings.pollInterval());
+    }
+    return false;
+  }
+
+  /** The largest record the topic accepted, as its max.message.bytes says. */
+  private static int maxRecordBytes(TopicManifest manifest) {
+    String maxBytes = manifest.config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+    return maxBytes == null ? DEFAULT_MAX_RECORD_BYTES : (int) Math.min(Integer.MAX_VALUE, Long.parseLong(maxBytes));
   }
 
   /** Resumes every partition of the backup not followed yet, each where the target says. */

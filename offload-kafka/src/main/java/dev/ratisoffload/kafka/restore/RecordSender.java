@@ -13,6 +13,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -45,6 +46,8 @@ final class RecordSender implements AutoCloseable {
   private final String bootstrap;
   private final AtomicLong sent = new AtomicLong();
   private final AtomicReference<KafkaOffloadException> failure = new AtomicReference<>();
+  /** The first failed delivery report: a record the producer took and failed to store. */
+  private final AtomicReference<KafkaOffloadException> deliveryFailure = new AtomicReference<>();
   private final int windowBytes;
   /** Room left in the window of records sent and not yet acknowledged. */
   private final Semaphore unacknowledged;
@@ -52,6 +55,16 @@ final class RecordSender implements AutoCloseable {
   RecordSender(ProducerSettings settings, String topic, String bootstrap) {
     this(new KafkaProducer<>(settings.properties(), new ByteArraySerializer(), new ByteArraySerializer()),
         windowFor(settings), topic, bootstrap);
+  }
+
+  /**
+   * A follower's sender, kept for the follower's life: its producer retries a batch until the broker
+   * takes it or refuses it for good ({@link ProducerSettings#followerProperties()}), so a transient
+   * outage never leaves a batch of unknown fate behind; see {@link #settle}.
+   */
+  static RecordSender forFollower(ProducerSettings settings, String topic, String bootstrap) {
+    return new RecordSender(new KafkaProducer<>(settings.followerProperties(), new ByteArraySerializer(),
+        new ByteArraySerializer()), windowFor(settings), topic, bootstrap);
   }
 
   RecordSender(Producer<byte[], byte[]> producer, int windowBytes, String topic, String bootstrap) {
@@ -86,7 +99,9 @@ final class RecordSender implements AutoCloseable {
     try {
       producer.send(out, (metadata, e) -> {
         if (e != null) {
-          fail(delivery(partition, expectedOffset, e));
+          KafkaOffloadException failed = delivery(partition, expectedOffset, e);
+          deliveryFailure.compareAndSet(null, failed);
+          fail(failed);
         } else if (metadata.offset() != expectedOffset) {
           fail(new KafkaOffloadException(Kind.REFUSED, "target: sent for offset " + expectedOffset
               + ", the broker stored it at " + topic + "/" + partition + " offset " + metadata.offset()
@@ -150,13 +165,63 @@ final class RecordSender implements AutoCloseable {
     throwIfFailed();
   }
 
+  /**
+   * Waits until every record sent was acknowledged or failed, then throws the first failure.
+   *
+   * @return false when {@code stop} said so first
+   */
+  boolean awaitAcknowledged(BooleanSupplier stop) {
+    try {
+      while (!unacknowledged.tryAcquire(windowBytes, 100, TimeUnit.MILLISECONDS)) {
+        if (stop.getAsBoolean()) {
+          return false;
+        }
+      }
+      unacknowledged.release(windowBytes);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    throwIfFailed();
+    return true;
+  }
+
+  /**
+   * A follower's recovery, before it reads the target's high watermarks again (after a failure, or at
+   * its start): waits until nothing this producer sent is in flight, so no batch of it can land after
+   * those high watermarks, and then forgets a transient failure of a send the producer never took (its
+   * record was not handed over, so it is sent again from the high watermark). A failed delivery is
+   * never forgotten: the follower's producer retries a delivery until it succeeds or fails for good, so
+   * it ends the follower; one that failed as transient anyway (its record may still land) does too,
+   * rather than risk writing that record twice.
+   *
+   * @return false when {@code stop} said so first
+   */
+  boolean settle(BooleanSupplier stop) {
+    KafkaOffloadException before = failure.get();
+    if (before != null && deliveryFailure.get() == null && before.kind() == Kind.UNAVAILABLE) {
+      failure.compareAndSet(before, null);
+    }
+    try {
+      return awaitAcknowledged(stop);
+    } catch (KafkaOffloadException e) {
+      if (e.kind() != Kind.UNAVAILABLE) {
+        throw e;
+      }
+      throw new KafkaOffloadException(Kind.REFUSED, e.getMessage() + "; that record may still be stored, so the"
+          + " follower stops rather than send it again: run it again once the cluster is steady, and it"
+          + " continues after whatever the target then holds", e);
+    }
+  }
+
   /** Records handed to the producer. */
   long sent() {
     return sent.get();
   }
 
   void throwIfFailed() {
-    KafkaOffloadException e = failure.get();
+    KafkaOffloadException delivered = deliveryFailure.get();
+    KafkaOffloadException e = delivered != null ? delivered : failure.get();
     if (e != null) {
       throw e;
     }
