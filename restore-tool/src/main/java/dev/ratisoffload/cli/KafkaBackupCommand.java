@@ -4,7 +4,6 @@ import dev.ratisoffload.kafka.backup.BackupListener;
 import dev.ratisoffload.kafka.backup.BackupSettings;
 import dev.ratisoffload.kafka.backup.BackupSummary;
 import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
-import dev.ratisoffload.kafka.backup.StopSignals;
 import dev.ratisoffload.kafka.backup.TerminalProgress;
 import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.store.ObjectStore;
@@ -87,12 +86,12 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
     BackupSettings settings = settings();
     try (ObjectStore store = openStore()) {
       KafkaTopicBackup backup = new KafkaTopicBackup(settings, store, listener());
-      StopSignals.onTermOrInt(backup::requestStop);
+      StopHandler.install(backup::requestStop, follow, "offload kafka backup", err());
       BackupSummary summary = backup.run();
       print(summary);
       if (summary.ending() == BackupSummary.Ending.STOPPED && !follow) {
-        err().println("offload kafka backup: stopped by a signal before catching up; what was"
-            + " read is stored and every chain is intact. Run the same command again to continue");
+        err().println("offload kafka backup: stopped by a signal before catching up; every chain"
+            + " is intact and holds what was stored. Run the same command again to continue");
         return ExitCodes.UNAVAILABLE;
       }
       return ExitCodes.OK;

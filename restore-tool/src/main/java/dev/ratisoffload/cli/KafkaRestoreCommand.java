@@ -1,6 +1,5 @@
 package dev.ratisoffload.cli;
 
-import dev.ratisoffload.kafka.backup.StopSignals;
 import dev.ratisoffload.kafka.restore.KafkaTopicRestore;
 import dev.ratisoffload.kafka.restore.OffsetMode;
 import dev.ratisoffload.kafka.restore.RestoreListener;
@@ -115,7 +114,7 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
       KafkaTopicRestore restore = new KafkaTopicRestore(settings, store, new Reporter(err(),
           progress.mode.enabled()));
       if (follow) {
-        StopSignals.onTermOrInt(restore::requestStop);
+        StopHandler.install(restore::requestStop, true, "offload kafka restore", err());
       }
       print(restore.run());
       return ExitCodes.OK;

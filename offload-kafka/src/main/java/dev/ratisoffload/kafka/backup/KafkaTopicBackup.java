@@ -86,7 +86,11 @@ public final class KafkaTopicBackup {
     this.uploader = new SegmentUploader(store, settings.brokerTimeout());
   }
 
-  /** Asks a running backup to store what it has read and return; safe from any thread. */
+  /**
+   * Asks a running backup to store what it has read and return; safe from any thread. What it cannot
+   * store within {@link FollowerPacing#STOP_GRACE} (a broker or store that does not answer) is left to
+   * the next run, which reads it again.
+   */
   public void requestStop() {
     pacing.requestStop();
     KafkaConsumer<byte[], byte[]> c = consumer;
@@ -112,15 +116,26 @@ public final class KafkaTopicBackup {
       throw new IllegalStateException("a backup object runs once");
     }
     long startNanos = System.nanoTime();
+    pacing.enter();
+    try {
+      return runUntilDone(startNanos);
+    } finally {
+      pacing.exit();
+    }
+  }
+
+  private BackupSummary runUntilDone(long startNanos) {
     while (true) {
       try {
         return runOnce(startNanos);
       } catch (RuntimeException e) {
+        if (pacing.stopRequested()) {
+          // Whatever the stop interrupted: the chains hold what was stored, the rest is read again.
+          LOG.info("stopped: {}", e.toString());
+          return new BackupSummary(settings.topic(), null, BackupSummary.Ending.STOPPED, 0, List.of());
+        }
         if (!settings.follow() || !FollowerPacing.isTransient(e)) {
           throw e;
-        }
-        if (pacing.stopRequested()) {
-          return new BackupSummary(settings.topic(), null, BackupSummary.Ending.STOPPED, 0, List.of());
         }
         Duration wait = pacing.nextRetryWait();
         LOG.warn("{}; trying again in {} s", e.getMessage(), wait.toSeconds());
@@ -149,12 +164,18 @@ public final class KafkaTopicBackup {
       Run run = new Run(inspector, topic, manifest, startNanos);
       try {
         return run.execute(incarnation, partitions);
+      } catch (RuntimeException e) {
+        if (!pacing.stopRequested()) {
+          throw e;
+        }
+        LOG.info("stopped: {}", e.toString());
+        return run.summary(BackupSummary.Ending.STOPPED); // what was stored before the stop interrupted it
       } finally {
         run.discardOpenSegments();
       }
     } finally {
       consumer = null;
-      admin.close(Duration.ofSeconds(2)); // a stop must not wait for requests to a broker that is gone
+      admin.close(Duration.ZERO); // every call was awaited; a stop must not wait for a broker that is gone
     }
   }
 

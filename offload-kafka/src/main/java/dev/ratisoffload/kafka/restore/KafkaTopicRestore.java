@@ -45,6 +45,8 @@ public final class KafkaTopicRestore {
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicRestore.class);
   private static final int DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+  /** How long a stopped follower waits for the broker to acknowledge what is in flight. */
+  private static final Duration STOP_CLOSE = Duration.ofMillis(500);
   /** Follow mode: how often the newest manifest is read again, to see partitions the source gained. */
   private static final Duration MANIFEST_RECHECK = Duration.ofSeconds(5);
 
@@ -67,7 +69,10 @@ public final class KafkaTopicRestore {
     this.clock = clock;
   }
 
-  /** Asks a following restore to stop (from any thread, a signal handler too); it returns promptly. */
+  /**
+   * Asks a following restore to stop (from any thread, a signal handler too); it returns within about
+   * a second whatever it waits for ({@link FollowerPacing}).
+   */
   public void requestStop() {
     pacing.requestStop();
   }
@@ -80,7 +85,15 @@ public final class KafkaTopicRestore {
    */
   public RestoreSummary run() {
     long start = System.nanoTime();
-    return settings.follow() ? follow(start) : oneShot(start);
+    if (!settings.follow()) {
+      return oneShot(start);
+    }
+    pacing.enter();
+    try {
+      return follow(start);
+    } finally {
+      pacing.exit();
+    }
   }
 
   /** The backup being restored: one topic incarnation, its newest manifest, the partitions to restore. */
@@ -325,10 +338,14 @@ public final class KafkaTopicRestore {
     Backup backup = null;
     boolean drained = false;
     RecordSender sender = null;
-    try (TargetTopic target = new TargetTopic(settings)) {
+    TargetTopic target = null;
+    try {
       while (!pacing.stopRequested() && !drained) {
         try {
           backup = resolve();
+          if (target == null) {
+            target = new TargetTopic(settings); // its client connects at once: only once the backup is found
+          }
           prepareTarget(target, backup, false, List.of());
           if (sender == null) {
             sender = RecordSender.forFollower(producerSettings(maxRecordBytes(backup.manifest())), target.name(),
@@ -336,11 +353,13 @@ public final class KafkaTopicRestore {
           }
           drained = followSession(backup, target, counts, sender);
         } catch (RuntimeException e) {
+          if (pacing.stopRequested()) {
+            // Whatever the stop interrupted; what it sent is found again by the next run's resume.
+            LOG.info("stopped: {}", e.toString());
+            break;
+          }
           if (!FollowerPacing.isTransient(e)) {
             throw e;
-          }
-          if (pacing.stopRequested()) {
-            break;
           }
           Duration wait = pacing.nextRetryWait();
           listener.retrying(e.getMessage(), wait);
@@ -350,8 +369,11 @@ public final class KafkaTopicRestore {
       }
     } finally {
       if (sender != null) {
-        // On a stop or a failure alike, the records in flight get a moment to be stored, not more.
-        sender.close(Duration.ofSeconds(2));
+        // The records in flight get a moment to be stored, not more: a stop must end within 2 s.
+        sender.close(pacing.stopRequested() ? STOP_CLOSE : Duration.ofSeconds(2));
+      }
+      if (target != null) {
+        target.close();
       }
     }
     List<RestoreSummary.PartitionSummary> partitions = counts.values().stream()
