@@ -218,6 +218,12 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
     }
 
     @Override
+    public synchronized void waiting(String problem) {
+      err.println(ErrorReporter.oneLine(problem));
+      err.flush();
+    }
+
+    @Override
     public synchronized void retrying(String problem, Duration wait) {
       err.printf(Locale.ROOT, "%s; trying again in %d s%n", ErrorReporter.oneLine(problem), wait.toSeconds());
       err.flush();

@@ -349,7 +349,7 @@ public final class KafkaTopicRestore {
           prepareTarget(target, backup, false, List.of());
           if (sender == null) {
             sender = RecordSender.forFollower(producerSettings(maxRecordBytes(backup.manifest())), target.name(),
-                settings.bootstrapServers());
+                settings.bootstrapServers(), listener::waiting);
           }
           drained = followSession(backup, target, counts, sender);
         } catch (RuntimeException e) {

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -49,6 +50,8 @@ final class RecordSender implements AutoCloseable {
   /** The first failed delivery report: a record the producer took and failed to store. */
   private final AtomicReference<KafkaOffloadException> deliveryFailure = new AtomicReference<>();
   private final int windowBytes;
+  private final Duration stallInterval;
+  private final Consumer<String> stalled;
   /** Room left in the window of records sent and not yet acknowledged. */
   private final Semaphore unacknowledged;
 
@@ -62,12 +65,25 @@ final class RecordSender implements AutoCloseable {
    * takes it or refuses it for good ({@link ProducerSettings#followerProperties()}), so a transient
    * outage never leaves a batch of unknown fate behind; see {@link #settle}.
    */
-  static RecordSender forFollower(ProducerSettings settings, String topic, String bootstrap) {
+  static RecordSender forFollower(ProducerSettings settings, String topic, String bootstrap,
+      Consumer<String> stalled) {
     return new RecordSender(new KafkaProducer<>(settings.followerProperties(), new ByteArraySerializer(),
-        new ByteArraySerializer()), windowFor(settings), topic, bootstrap);
+        new ByteArraySerializer()), windowFor(settings), topic, bootstrap, settings.brokerTimeout(), stalled);
   }
 
   RecordSender(Producer<byte[], byte[]> producer, int windowBytes, String topic, String bootstrap) {
+    this(producer, windowBytes, topic, bootstrap, Duration.ofSeconds(30), problem -> {});
+  }
+
+  /**
+   * @param stallInterval how long a wait for acknowledgements lasts before {@code stalled} hears of it
+   *     (and again after each further interval): a follower's producer retries for ever, and without
+   *     this a broker outage would hold it silently
+   */
+  RecordSender(Producer<byte[], byte[]> producer, int windowBytes, String topic, String bootstrap,
+      Duration stallInterval, Consumer<String> stalled) {
+    this.stallInterval = stallInterval;
+    this.stalled = stalled;
     this.producer = producer;
     this.windowBytes = windowBytes;
     this.unacknowledged = new Semaphore(windowBytes);
@@ -139,8 +155,10 @@ final class RecordSender implements AutoCloseable {
   /** Waits until the window has room for the record; a delivery's failure ends the wait. */
   private void acquire(int size) {
     try {
+      Wait wait = new Wait();
       while (!unacknowledged.tryAcquire(size, 100, TimeUnit.MILLISECONDS)) {
         throwIfFailed();
+        wait.tick();
       }
       if (failure.get() != null) {
         unacknowledged.release(size);
@@ -172,10 +190,12 @@ final class RecordSender implements AutoCloseable {
    */
   boolean awaitAcknowledged(BooleanSupplier stop) {
     try {
+      Wait wait = new Wait();
       while (!unacknowledged.tryAcquire(windowBytes, 100, TimeUnit.MILLISECONDS)) {
         if (stop.getAsBoolean()) {
           return false;
         }
+        wait.tick();
       }
       unacknowledged.release(windowBytes);
     } catch (InterruptedException e) {
@@ -211,6 +231,22 @@ final class RecordSender implements AutoCloseable {
       throw new KafkaOffloadException(Kind.REFUSED, e.getMessage() + "; that record may still be stored, so the"
           + " follower stops rather than send it again: run it again once the cluster is steady, and it"
           + " continues after whatever the target then holds", e);
+    }
+  }
+
+  /** One wait for acknowledgements, told to {@code stalled} each time it has lasted another interval. */
+  private final class Wait {
+    private final long start = System.nanoTime();
+    private long told;
+
+    void tick() {
+      long waited = System.nanoTime() - start;
+      if (waited >= (told + 1) * stallInterval.toNanos()) {
+        told++;
+        stalled.accept("waited " + Duration.ofNanos(waited).toSeconds() + " s for the Kafka cluster at " + bootstrap
+            + " to acknowledge the records in flight to " + topic + "; the producer keeps sending them until they are"
+            + " stored, and the follower goes on then (SIGTERM stops it)");
+      }
     }
   }
 

@@ -129,6 +129,21 @@ class RecordSenderTest {
   }
 
   @Test
+  void aWaitForTheBrokerIsToldAfterEachInterval() throws Exception {
+    List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (RecordSender sender = new RecordSender(producer, WINDOW, "t", "127.0.0.1:9092", Duration.ofMillis(200),
+        told::add)) {
+      sender.send(0, record(0), 0);
+      CompletableFuture<Boolean> settled = CompletableFuture.supplyAsync(() -> sender.settle(() -> false));
+      Await.until("two stalls told", Duration.ofSeconds(10), () -> told.size() >= 2);
+      assertTrue(told.get(0).startsWith("waited 0 s for the Kafka cluster at 127.0.0.1:9092 to acknowledge the"
+          + " records in flight to t;"), told::toString);
+      assertTrue(producer.completeNext());
+      assertTrue(settled.get(10, java.util.concurrent.TimeUnit.SECONDS));
+    }
+  }
+
+  @Test
   void settlingEndsWhenStopped() {
     try (RecordSender sender = new RecordSender(producer, WINDOW, "t", "127.0.0.1:9092")) {
       sender.send(0, record(0), 0);
