@@ -38,8 +38,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Follow: keeps no state of its own. Each partition continues at the target's high watermark once
  * the target's last record is proven equal to the backup's record at that position; new segments must
- * continue the chain. A store or broker that cannot be reached is retried with backoff (1 s doubling to
- * 60 s), resuming at the high watermark. {@link #requestStop()} ends it promptly.
+ * continue the chain, and partitions the source gains are followed too. Only a transient failure is
+ * retried with backoff (1 s doubling to 60 s), resuming at the high watermark once nothing sent is in
+ * flight; one idempotent producer serves the follower's whole life, so no record is written twice.
+ * {@link #requestStop()} ends it within 2 s.
  */
 public final class KafkaTopicRestore {
 
