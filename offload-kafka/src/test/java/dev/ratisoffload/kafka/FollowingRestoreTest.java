@@ -323,10 +323,63 @@ class FollowingRestoreTest {
     assertEquals(produced.records(0), TopicContents.read(kafka.bootstrapServers(), "steady-standby", 1).get(0));
   }
 
+  /**
+   * Records sent while the standby's broker is down stay with the follower's one producer, which
+   * delivers them once the broker is back: no second producer, each record once. (With a producer per
+   * session, the delivery timed out after the broker timeout and a second producer resumed.)
+   */
+  @Test
+  void recordsInFlightDuringABrokerOutageAreDeliveredOnceByTheSameProducer(@TempDir Path dir) throws Exception {
+    kafka.createTopics(new NewTopic("pulse", 1, (short) 1));
+    Produced produced = new Produced();
+    produce(produced, "pulse", 1, 10, "a");
+    try (ObjectStore followed = TestStores.directory(Files.createDirectories(dir.resolve("followed")));
+        ObjectStore ahead = TestStores.directory(Files.createDirectories(dir.resolve("ahead")))) {
+      backup("pulse", followed);
+      backup("pulse", ahead);
+      produce(produced, "pulse", 1, 10, "b");
+      backup("pulse", ahead); // the segments the follower will find while the broker is down
+      try (Follower follower = Follower.start(following("pulse", "pulse-standby").brokerTimeout(Duration.ofSeconds(2))
+          .build(), followed)) {
+        awaitOffsets("pulse-standby", 1, 10);
+        kafka.stop();
+        try {
+          for (ObjectInfo object : ahead.list("kafka/")) {
+            if (followed.head(object.key()).isEmpty()) {
+              try (InputStream in = ahead.get(object.key())) {
+                followed.putIfAbsent(object.key(), Content.of(in.readAllBytes()));
+              }
+            }
+          }
+          // Records go to the producer, or a send waits for metadata the broker cannot give (max.block.ms)
+          // and the follower retries: then it waits for the records already in flight before resuming.
+          Await.until("the new records handed to the producer", DEADLINE, () -> follower.sent >= 20
+              || !follower.retries.isEmpty());
+          Thread.sleep(3_000); // the outage outlasts the broker timeout (2 s): no delivery may time out
+        } finally {
+          kafka.restart();
+        }
+        try {
+          awaitOffsets("pulse-standby", 1, 20);
+        } catch (AssertionError e) {
+          throw new AssertionError(e.getMessage() + "; the follower retried " + follower.retries + " and ended with "
+              + follower.failure, e);
+        }
+        follower.stop();
+      }
+    }
+    assertEquals(produced.records(0), TopicContents.read(kafka.bootstrapServers(), "pulse-standby", 1).get(0));
+    TopicPartition standby = new TopicPartition("pulse-standby", 0);
+    try (Admin admin = kafka.admin()) {
+      assertEquals(1, admin.describeProducers(List.of(standby)).all().get().get(standby).activeProducers().size());
+    }
+  }
+
   /** A following restore on a thread of its own, with what its listener heard. */
   private static final class Follower implements AutoCloseable, RestoreListener {
     final List<String> retries = new CopyOnWriteArrayList<>();
     final List<String> resumed = new CopyOnWriteArrayList<>();
+    volatile long sent;
     private final KafkaTopicRestore restore;
     private final Thread thread;
     private volatile RestoreSummary summary;
@@ -352,6 +405,11 @@ class FollowingRestoreTest {
     @Override
     public void retrying(String problem, Duration wait) {
       retries.add(problem + "; trying again in " + wait.toSeconds() + " s");
+    }
+
+    @Override
+    public void segmentSent(int partition, long sent) {
+      this.sent = sent;
     }
 
     @Override

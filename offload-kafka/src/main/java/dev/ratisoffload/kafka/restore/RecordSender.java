@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -112,11 +113,18 @@ final class RecordSender implements AutoCloseable {
     int size = (int) Math.min(windowBytes, (long) RECORD_OVERHEAD_BYTES + length(record.key()) + length(record.value()));
     acquire(size);
     sent.incrementAndGet();
+    // The producer reports a failure before it took the record (no metadata within max.block.ms, a
+    // record too large) through the callback too, on this thread while send() runs: that record is
+    // not in flight, unlike one whose delivery failed.
+    Thread caller = Thread.currentThread();
+    AtomicBoolean sending = new AtomicBoolean(true);
     try {
       producer.send(out, (metadata, e) -> {
         if (e != null) {
           KafkaOffloadException failed = delivery(partition, expectedOffset, e);
-          deliveryFailure.compareAndSet(null, failed);
+          if (!(sending.get() && Thread.currentThread() == caller)) {
+            deliveryFailure.compareAndSet(null, failed);
+          }
           fail(failed);
         } else if (metadata.offset() != expectedOffset) {
           fail(new KafkaOffloadException(Kind.REFUSED, "target: sent for offset " + expectedOffset
@@ -125,6 +133,10 @@ final class RecordSender implements AutoCloseable {
         }
         unacknowledged.release(size); // after the failure is kept: a send waiting for room then throws it
       });
+      sending.set(false);
+      throwIfFailed();
+    } catch (KafkaOffloadException e) {
+      throw e;
     } catch (org.apache.kafka.common.errors.TimeoutException e) {
       unacknowledged.release(size);
       fail(unreachable("sending to " + topic + "/" + partition, e));

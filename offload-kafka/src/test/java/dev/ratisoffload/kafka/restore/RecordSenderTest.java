@@ -16,7 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -113,6 +116,35 @@ class RecordSenderTest {
       assertTrue(sender.settle(() -> false));
       sender.send(0, record(0), 0);
       assertTrue(producer.completeNext());
+      sender.flush();
+    }
+  }
+
+  /** The producer reports a missing topic's metadata through the callback, during send(): not in flight. */
+  @Test
+  void settlingForgetsASendTheProducerRefusedThroughItsCallback() {
+    MockProducer<byte[], byte[]> noMetadataFirst = new MockProducer<>(false, null, new ByteArraySerializer(),
+        new ByteArraySerializer()) {
+      private boolean refused;
+
+      @Override
+      public synchronized java.util.concurrent.Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> r,
+          Callback callback) {
+        if (!refused) {
+          refused = true;
+          var e = new org.apache.kafka.common.errors.TimeoutException("Topic t not present in metadata after 2000 ms.");
+          callback.onCompletion(null, e);
+          return CompletableFuture.failedFuture(e);
+        }
+        return super.send(r, callback);
+      }
+    };
+    try (RecordSender sender = new RecordSender(noMetadataFirst, WINDOW, "t", "127.0.0.1:9092")) {
+      KafkaOffloadException e = assertThrows(KafkaOffloadException.class, () -> sender.send(0, record(0), 0));
+      assertEquals(KafkaOffloadException.Kind.UNAVAILABLE, e.kind());
+      assertTrue(sender.settle(() -> false), "nothing in flight: the follower resumes with the same producer");
+      sender.send(0, record(0), 0);
+      assertTrue(noMetadataFirst.completeNext());
       sender.flush();
     }
   }
