@@ -17,6 +17,7 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.RetriableException;
@@ -69,17 +70,37 @@ public final class KafkaClients {
         throw new KafkaOffloadException(Kind.INVALID, "topic " + topic + " does not exist on the cluster at "
             + bootstrap + ": check the name (nothing was written)", cause);
       }
-      if (cause instanceof AuthorizationException || cause instanceof AuthenticationException) {
-        throw new KafkaOffloadException(Kind.UNAVAILABLE, "the cluster at " + bootstrap + " refused to " + what
-            + " " + topic + ": " + cause.getMessage() + " (nothing was written; check the client's credentials"
-            + " and ACLs)", cause);
-      }
-      if (cause instanceof RetriableException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
-        throw unreachable(bootstrap, timeout, what + " " + topic, cause);
-      }
-      throw new KafkaOffloadException(Kind.UNAVAILABLE, "cannot " + what + " " + topic + " on " + bootstrap
-          + ": " + cause, cause);
+      throw failure(bootstrap, timeout, what + " " + topic, cause);
     }
+  }
+
+  /**
+   * A failure of a call to the cluster, of the kind Kafka says it is: only what Kafka marks retriable
+   * ({@link RetriableException}, timeouts included) is {@link Kind#UNAVAILABLE}, so a follower retries
+   * it; a client setting the client itself rejects is {@link Kind#INVALID}; everything else (authorization,
+   * a config or request the cluster refuses) is {@link Kind#REFUSED}, which no retry can change.
+   *
+   * @param what the call and its object, as a verb phrase ("create topic orders")
+   */
+  public static KafkaOffloadException failure(String bootstrap, Duration timeout, String what, Throwable cause) {
+    if (isTransient(cause)) {
+      return unreachable(bootstrap, timeout, what, cause);
+    }
+    if (cause instanceof ConfigException) {
+      return new KafkaOffloadException(Kind.INVALID, "the client settings for " + bootstrap + " are invalid: "
+          + cause.getMessage() + " (check --command-config; nothing was written)", cause);
+    }
+    if (cause instanceof AuthorizationException || cause instanceof AuthenticationException) {
+      return new KafkaOffloadException(Kind.REFUSED, "the cluster at " + bootstrap + " refused to " + what + ": "
+          + cause.getMessage() + " (check the client's credentials and ACLs, then run again)", cause);
+    }
+    return new KafkaOffloadException(Kind.REFUSED, "the cluster at " + bootstrap + " refused to " + what + ": "
+        + cause + " (an error Kafka does not retry: correct the cause, then run again)", cause);
+  }
+
+  /** Whether Kafka marks the error as one that may pass by itself (a retry may help). */
+  public static boolean isTransient(Throwable cause) {
+    return cause instanceof RetriableException;
   }
 
   /** The cluster did not answer in time. */

@@ -15,7 +15,10 @@ public class KafkaOffloadException extends RuntimeException {
     INCONSISTENT,
     /** The broker (or store) is unreachable or failed transiently; retrying may help. */
     UNAVAILABLE,
-    /** Refused: the chain belongs to another topic incarnation, or another writer was detected. */
+    /**
+     * Refused: the chain belongs to another topic incarnation, another writer was detected, or the
+     * cluster refused a request in a way no retry changes (authorization, a config it does not accept).
+     */
     REFUSED
   }
 

@@ -47,7 +47,9 @@ public final class BackupProcessMain {
           System.out.println("STORED " + key.key());
         }
       });
-      StopSignals.onTermOrInt(backup::requestStop);
+      StopSignals.onTermOrInt(backup::requestStop).ifPresent(problem -> {
+        throw new IllegalStateException(problem);
+      });
       BackupSummary summary = backup.run();
       System.out.println("DONE " + summary.ending() + " " + summary.recordsStored());
       exit = 0;

@@ -8,7 +8,13 @@ import dev.ratisoffload.kafka.backup.BackupListener;
 import dev.ratisoffload.kafka.backup.BackupSettings;
 import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
 import dev.ratisoffload.kafka.format.BackupRecord;
+import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
 import dev.ratisoffload.kafka.format.TimestampKind;
+import dev.ratisoffload.kafka.format.TopicManifest;
+import dev.ratisoffload.kafka.format.TopicManifestCodec;
+import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
+import dev.ratisoffload.kafka.read.SegmentSource;
+import dev.ratisoffload.kafka.read.TopicIncarnation;
 import dev.ratisoffload.kafka.restore.KafkaTopicRestore;
 import dev.ratisoffload.kafka.restore.RestoreListener;
 import dev.ratisoffload.kafka.restore.RestoreSettings;
@@ -27,10 +33,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -240,6 +251,59 @@ class FollowingRestoreTest {
     }
   }
 
+  @Test
+  void partitionsAddedToTheSourceAreAddedToAStandbyItCreatedAndFollowed() throws Exception {
+    kafka.createTopics(new NewTopic("growing", 1, (short) 1));
+    Produced produced = new Produced();
+    produce(produced, "growing", 1, 10, "a");
+    backup("growing", store);
+    try (Follower follower = Follower.start(following("growing", "growing-standby").build(), store)) {
+      awaitOffsets("growing-standby", 1, 10);
+      addPartitions("growing", 2);
+      produce(produced, "growing", 2, 5, "b");
+      backup("growing", store); // stores partition 1's chain and a manifest of 2 partitions
+      Await.until("the standby to have 2 partitions", DEADLINE, () -> partitions("growing-standby") == 2);
+      awaitOffsets("growing-standby", 2, 20);
+      assertEquals(20, follower.stop().records());
+    }
+    Map<Integer, List<BackupRecord>> standby = TopicContents.read(kafka.bootstrapServers(), "growing-standby", 2);
+    for (int p = 0; p < 2; p++) {
+      assertEquals(produced.records(p), standby.get(p), "partition " + p);
+    }
+  }
+
+  @Test
+  void partitionsAddedToTheSourceEndAFollowerThatMayNotAddThemNamingThem() throws Exception {
+    kafka.createTopics(new NewTopic("fixed", 1, (short) 1), new NewTopic("fixed-standby", 1, (short) 1));
+    produce(new Produced(), "fixed", 1, 4, "a");
+    backup("fixed", store);
+    try (Follower follower = Follower.start(following("fixed", "fixed-standby").createTopic(false).build(), store)) {
+      awaitOffsets("fixed-standby", 1, 4);
+      addPartitions("fixed", 3);
+      produce(new Produced(), "fixed", 3, 2, "b");
+      backup("fixed", store);
+      KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
+      assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind());
+      assertTrue(e.getMessage().contains("(partitions 1-2 added to the source), target topic fixed-standby has 1")
+          && e.getMessage().contains("--create-topic"), e::getMessage);
+    }
+    assertEquals(1, partitions("fixed-standby"), "the target's partitions are the operator's");
+  }
+
+  private static void addPartitions(String topic, int total) throws Exception {
+    try (Admin admin = kafka.admin()) {
+      admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(total))).all().get();
+    }
+  }
+
+  private static int partitions(String topic) {
+    try (Admin admin = kafka.admin()) {
+      return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+    } catch (java.util.concurrent.ExecutionException | InterruptedException e) {
+      throw new AssertionError("cannot describe " + topic, e);
+    }
+  }
+
   /**
    * Sends the records to partition 0 of a one-partition topic in one committed transaction, adding each
    * to {@code produced} where it was stored; returns once the commit marker is stored too (the
@@ -291,6 +355,35 @@ class FollowingRestoreTest {
     }
   }
 
+  /**
+   * A source cluster's topic config that the target cluster does not accept (here forged into a newer
+   * manifest: one broker serves as both) is an error Kafka does not retry: the follower ends with it.
+   */
+  @Test
+  void aTopicConfigTheTargetRefusesEndsTheFollowerInsteadOfRetrying() throws Exception {
+    kafka.createTopics(new NewTopic("tuned", 1, (short) 1));
+    produce(new Produced(), "tuned", 1, 3, "t");
+    backup("tuned", store);
+    TopicIncarnation backedUp = KafkaBackupCatalog.scan(store, CLUSTER, "tuned").incarnations("tuned").get(0);
+    ManifestKey newest = backedUp.newestManifest().orElseThrow();
+    TopicManifest m = new SegmentSource(store).readManifest(newest);
+    Map<String, String> configs = new TreeMap<>(m.configs());
+    configs.put("cleanup.policy", "bogus");
+    List<String> set = new ArrayList<>(m.topicConfigs());
+    set.add("cleanup.policy");
+    ManifestKey next = new ManifestKey(CLUSTER, "tuned", newest.topicId(), newest.version() + 1);
+    store.putIfAbsent(next.key(), Content.of(TopicManifestCodec.encode(new TopicManifest(m.format(), m.cluster(),
+        m.topic(), m.topicId(), m.partitions(), m.replicationFactor(), m.isolation(), configs, set, m.createdAt(),
+        m.toolVersion()))));
+    try (Follower follower = Follower.start(following("tuned", "tuned-standby").build(), store)) {
+      KafkaOffloadException e = assertInstanceOf(KafkaOffloadException.class, follower.awaitFailure());
+      assertEquals(KafkaOffloadException.Kind.REFUSED, e.kind(), e::getMessage);
+      assertTrue(e.getMessage().startsWith("cannot create topic tuned-standby with the backed-up topic's configs")
+          && e.getMessage().contains("cleanup.policy"), e::getMessage);
+      assertEquals(List.of(), follower.retries, "nothing retried");
+    }
+  }
+
   @Test
   void aStoreOutageIsRetriedAndRecoveredFrom() throws Exception {
     kafka.createTopics(new NewTopic("steady", 1, (short) 1));
@@ -312,13 +405,72 @@ class FollowingRestoreTest {
       awaitOffsets("steady-standby", 1, 20);
       follower.stop();
     }
+    TopicPartition standby = new TopicPartition("steady-standby", 0);
+    try (Admin admin = kafka.admin()) {
+      List<ProducerState> producers = admin.describeProducers(List.of(standby)).all().get().get(standby)
+          .activeProducers();
+      assertEquals(1, producers.size(), () -> "one producer for the follower's life, across the outage: " + producers);
+    }
     assertEquals(produced.records(0), TopicContents.read(kafka.bootstrapServers(), "steady-standby", 1).get(0));
+  }
+
+  /**
+   * Records sent while the standby's broker is down stay with the follower's one producer, which
+   * delivers them once the broker is back: no second producer, each record once. (With a producer per
+   * session, the delivery timed out after the broker timeout and a second producer resumed.)
+   */
+  @Test
+  void recordsInFlightDuringABrokerOutageAreDeliveredOnceByTheSameProducer(@TempDir Path dir) throws Exception {
+    kafka.createTopics(new NewTopic("pulse", 1, (short) 1));
+    Produced produced = new Produced();
+    produce(produced, "pulse", 1, 10, "a");
+    try (ObjectStore followed = TestStores.directory(Files.createDirectories(dir.resolve("followed")));
+        ObjectStore ahead = TestStores.directory(Files.createDirectories(dir.resolve("ahead")))) {
+      backup("pulse", followed);
+      backup("pulse", ahead);
+      produce(produced, "pulse", 1, 10, "b");
+      backup("pulse", ahead); // the segments the follower will find while the broker is down
+      try (Follower follower = Follower.start(following("pulse", "pulse-standby").brokerTimeout(Duration.ofSeconds(2))
+          .build(), followed)) {
+        awaitOffsets("pulse-standby", 1, 10);
+        kafka.stop();
+        try {
+          for (ObjectInfo object : ahead.list("kafka/")) {
+            if (followed.head(object.key()).isEmpty()) {
+              try (InputStream in = ahead.get(object.key())) {
+                followed.putIfAbsent(object.key(), Content.of(in.readAllBytes()));
+              }
+            }
+          }
+          // Records go to the producer, or a send waits for metadata the broker cannot give (max.block.ms)
+          // and the follower retries: then it waits for the records already in flight before resuming.
+          Await.until("the new records handed to the producer", DEADLINE, () -> follower.sent >= 20
+              || !follower.retries.isEmpty());
+          Thread.sleep(3_000); // the outage outlasts the broker timeout (2 s): no delivery may time out
+        } finally {
+          kafka.restart();
+        }
+        try {
+          awaitOffsets("pulse-standby", 1, 20);
+        } catch (AssertionError e) {
+          throw new AssertionError(e.getMessage() + "; the follower retried " + follower.retries + " and ended with "
+              + follower.failure, e);
+        }
+        follower.stop();
+      }
+    }
+    assertEquals(produced.records(0), TopicContents.read(kafka.bootstrapServers(), "pulse-standby", 1).get(0));
+    TopicPartition standby = new TopicPartition("pulse-standby", 0);
+    try (Admin admin = kafka.admin()) {
+      assertEquals(1, admin.describeProducers(List.of(standby)).all().get().get(standby).activeProducers().size());
+    }
   }
 
   /** A following restore on a thread of its own, with what its listener heard. */
   private static final class Follower implements AutoCloseable, RestoreListener {
     final List<String> retries = new CopyOnWriteArrayList<>();
     final List<String> resumed = new CopyOnWriteArrayList<>();
+    volatile long sent;
     private final KafkaTopicRestore restore;
     private final Thread thread;
     private volatile RestoreSummary summary;
@@ -344,6 +496,11 @@ class FollowingRestoreTest {
     @Override
     public void retrying(String problem, Duration wait) {
       retries.add(problem + "; trying again in " + wait.toSeconds() + " s");
+    }
+
+    @Override
+    public void segmentSent(int partition, long sent) {
+      this.sent = sent;
     }
 
     @Override

@@ -37,6 +37,15 @@ final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     return kafka.admin();
   }
 
+  /** Stops the broker (clients see it unreachable), keeping its data and port for {@link #restart()}. */
+  void stop() {
+    kafka.stop();
+  }
+
+  void restart() throws IOException {
+    kafka.restart();
+  }
+
   void createTopics(NewTopic... topics) throws IOException {
     kafka.createTopics(topics);
   }

@@ -82,7 +82,8 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     meanings.put(code(REFUSED), "target refused: a group directory exists, the directory holds another cluster's "
         + "groups, or another restore is writing into it; kafka backup: the store holds an earlier topic of the "
         + "same name, or another backup writes the topic; kafka restore: the target topic is not empty, cannot "
-        + "keep the records, holds something else, or another writer was detected");
+        + "keep the records, holds something else, or another writer was detected; kafka: the cluster refused a request (authorization, "
+        + "a topic config it does not accept, any error Kafka does not retry)");
     meanings.put(code(STALE), "status only: a group's newest generation is older than --max-age");
     return meanings;
   }

@@ -4,7 +4,6 @@ import dev.ratisoffload.kafka.backup.BackupListener;
 import dev.ratisoffload.kafka.backup.BackupSettings;
 import dev.ratisoffload.kafka.backup.BackupSummary;
 import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
-import dev.ratisoffload.kafka.backup.StopSignals;
 import dev.ratisoffload.kafka.backup.TerminalProgress;
 import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.gc.ChainCollector;
@@ -17,6 +16,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -33,7 +33,9 @@ import picocli.CommandLine.ParameterException;
             + "at any point and run again stores every record once.",
         "Without --follow it stops once every partition is stored up to where it ended at the start. "
             + "With --follow it keeps the backup current until SIGTERM or SIGINT, which store the open "
-            + "segments and exit 0.",
+            + "segments and exit 0. A follower starts again after a transient failure (store or broker "
+            + "unreachable, an error Kafka retries), with backoff (1 s doubling to 60 s); any other failure "
+            + "(authorization, an error Kafka does not retry) ends it with its exit code.",
         "With --keep-within or --keep-bytes it removes, after each stored segment, what offload kafka gc with "
             + "the same flags would remove from that partition's chain.",
         "Transactional topics are read with read_committed: aborted records and transaction markers, like "
@@ -113,12 +115,12 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
           new ChainCollector(new SegmentSource(store), r), warning -> err().println("offload kafka backup: " + warning))
           ::segmentStored)).orElseGet(this::listener);
       KafkaTopicBackup backup = new KafkaTopicBackup(settings, store, listener);
-      StopSignals.onTermOrInt(backup::requestStop);
+      StopHandler.install(backup::requestStop, follow, "offload kafka backup", err());
       BackupSummary summary = backup.run();
       print(summary);
       if (summary.ending() == BackupSummary.Ending.STOPPED && !follow) {
-        err().println("offload kafka backup: stopped by a signal before catching up; what was"
-            + " read is stored and every chain is intact. Run the same command again to continue");
+        err().println("offload kafka backup: stopped by a signal before catching up; every chain"
+            + " is intact and holds what was stored. Run the same command again to continue");
         return ExitCodes.UNAVAILABLE;
       }
       return ExitCodes.OK;
@@ -148,11 +150,19 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
     }
   }
 
+  /** Progress when asked for; retries of a follower always, on standard error. */
   private BackupListener listener() {
+    PrintWriter err = spec.commandLine().getErr();
     if (!progress.mode.enabled()) {
-      return BackupListener.NONE;
+      return new BackupListener() {
+        @Override
+        public void retrying(String problem, Duration wait) {
+          err.printf(Locale.ROOT, "%s; trying again in %d s%n", ErrorReporter.oneLine(problem), wait.toSeconds());
+          err.flush();
+        }
+      };
     }
-    return new TerminalProgress(spec.commandLine().getErr(), true);
+    return new TerminalProgress(err, true);
   }
 
   private void print(BackupSummary summary) {

@@ -1,6 +1,5 @@
 package dev.ratisoffload.cli;
 
-import dev.ratisoffload.kafka.backup.StopSignals;
 import dev.ratisoffload.kafka.format.GroupSelection;
 import dev.ratisoffload.kafka.restore.KafkaTopicRestore;
 import dev.ratisoffload.kafka.restore.OffsetMode;
@@ -38,8 +37,11 @@ import picocli.CommandLine.ParameterException;
             + " holes (compaction, transaction markers); --offsets renumber writes them consecutively from 0.",
         "--follow keeps the target in step with a backup that is still being written (a standby) until SIGTERM or"
             + " SIGINT (exit 0). It keeps no state: each partition continues at the target's high watermark once the"
-            + " target's last record equals the backup's at that position (else exit 5). An unreachable store or"
-            + " broker is retried with backoff (1 s doubling to 60 s)."},
+            + " target's last record equals the backup's at that position (else exit 5). Partitions the source gains"
+            + " are added to the target with --create-topic and followed; without it the follower ends (exit 5)"
+            + " naming them. An unreachable store or"
+            + " broker, or another error Kafka retries, is retried with backoff (1 s doubling to 60 s); any other"
+            + " failure (authorization, a topic config the cluster refuses, damaged data) ends it with its exit code."},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload kafka restore --store s3://backups/kafka --cluster orders-prod --topic orders \\",
@@ -131,7 +133,7 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
       KafkaTopicRestore restore = new KafkaTopicRestore(settings, store, new Reporter(err(),
           progress.mode.enabled()));
       if (follow) {
-        StopSignals.onTermOrInt(restore::requestStop);
+        StopHandler.install(restore::requestStop, true, "offload kafka restore", err());
       }
       print(restore.run());
       return ExitCodes.OK;
@@ -241,6 +243,12 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
     public synchronized void groupCommitted(String group, Map<Integer, Long> offsets) {
       err.printf(Locale.ROOT, "consumer group %s: committed %s (partition=offset it reads next)%n",
           Printable.of(group), offsets);
+      err.flush();
+    }
+
+    @Override
+    public synchronized void waiting(String problem) {
+      err.println(ErrorReporter.oneLine(problem));
       err.flush();
     }
 

@@ -2,6 +2,7 @@ package dev.ratisoffload.kafka.backup;
 
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
 import dev.ratisoffload.kafka.format.SegmentHeader;
+import java.time.Duration;
 import java.util.function.Consumer;
 
 /** Hears what a backup does; called on the backup's thread, so implementations must be quick. */
@@ -21,6 +22,9 @@ public interface BackupListener {
 
   /** Every progress interval, and once at the end. */
   default void progress(BackupProgress progress) {}
+
+  /** Follow mode: the store or the cluster failed transiently; the backup starts again after {@code wait}. */
+  default void retrying(String problem, Duration wait) {}
 
   BackupListener NONE = new BackupListener() {};
 

@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.backup;
 
+import dev.ratisoffload.kafka.FollowerPacing;
 import dev.ratisoffload.kafka.KafkaClients;
 import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
@@ -31,6 +32,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.WakeupException;
@@ -74,7 +76,7 @@ public final class KafkaTopicBackup {
   private final TopicManifests manifests;
   private final SegmentUploader uploader;
   private final AtomicBoolean running = new AtomicBoolean();
-  private volatile boolean stopRequested;
+  private final FollowerPacing pacing = new FollowerPacing();
   private volatile KafkaConsumer<byte[], byte[]> consumer;
 
   public KafkaTopicBackup(BackupSettings settings, ObjectStore store, BackupListener listener) {
@@ -86,9 +88,13 @@ public final class KafkaTopicBackup {
     this.uploader = new SegmentUploader(store, settings.brokerTimeout());
   }
 
-  /** Asks a running backup to store what it has read and return; safe from any thread. */
+  /**
+   * Asks a running backup to store what it has read and return; safe from any thread. What it cannot
+   * store within {@link FollowerPacing#STOP_GRACE} (a broker or store that does not answer) is left to
+   * the next run, which reads it again.
+   */
   public void requestStop() {
-    stopRequested = true;
+    pacing.requestStop();
     KafkaConsumer<byte[], byte[]> c = consumer;
     if (c != null) {
       try {
@@ -100,7 +106,9 @@ public final class KafkaTopicBackup {
   }
 
   /**
-   * Runs the backup: until caught up (one-shot) or until {@link #requestStop()} (follow).
+   * Runs the backup: until caught up (one-shot) or until {@link #requestStop()} (follow). A follower
+   * meets a transient failure by starting again after a backoff, where every chain continues; any other
+   * failure ends it.
    *
    * @throws KafkaOffloadException saying what kind of failure it was
    * @throws IntegrityException when the stored chain is corrupt where it must be continued
@@ -110,6 +118,37 @@ public final class KafkaTopicBackup {
       throw new IllegalStateException("a backup object runs once");
     }
     long startNanos = System.nanoTime();
+    pacing.enter();
+    try {
+      return runUntilDone(startNanos);
+    } finally {
+      pacing.exit();
+    }
+  }
+
+  private BackupSummary runUntilDone(long startNanos) {
+    while (true) {
+      try {
+        return runOnce(startNanos);
+      } catch (RuntimeException e) {
+        if (pacing.stopRequested()) {
+          // Whatever the stop interrupted: the chains hold what was stored, the rest is read again.
+          LOG.info("stopped: {}", e.toString());
+          return new BackupSummary(settings.topic(), null, BackupSummary.Ending.STOPPED, 0, List.of());
+        }
+        if (!settings.follow() || !FollowerPacing.isTransient(e)) {
+          throw e;
+        }
+        Duration wait = pacing.nextRetryWait();
+        LOG.warn("{}; trying again in {} s", e.getMessage(), wait.toSeconds());
+        listener.retrying(e.getMessage(), wait);
+        pacing.pause(wait);
+      }
+    }
+  }
+
+  /** One attempt: until caught up, stopped, or failed. */
+  private BackupSummary runOnce(long startNanos) {
     Admin admin = Admin.create(adminProperties());
     try {
       TopicInspector inspector = new TopicInspector(admin, settings.topic(), settings.bootstrapServers(),
@@ -128,12 +167,18 @@ public final class KafkaTopicBackup {
           new GroupOffsetsRecorder(admin, store, settings, topicId, Clock.systemUTC()));
       try {
         return run.execute(incarnation, partitions);
+      } catch (RuntimeException e) {
+        if (!pacing.stopRequested()) {
+          throw e;
+        }
+        LOG.info("stopped: {}", e.toString());
+        return run.summary(BackupSummary.Ending.STOPPED); // what was stored before the stop interrupted it
       } finally {
         run.discardOpenSegments();
       }
     } finally {
       consumer = null;
-      admin.close(Duration.ofSeconds(2)); // a stop must not wait for requests to a broker that is gone
+      admin.close(Duration.ZERO); // every call was awaited; a stop must not wait for a broker that is gone
     }
   }
 
@@ -186,7 +231,7 @@ public final class KafkaTopicBackup {
     private BackupSummary execute(KafkaConsumer<byte[], byte[]> c, TopicIncarnation incarnation,
         List<Integer> partitions) {
       try {
-        if (stopRequested) {
+        if (pacing.stopRequested()) {
           return summary(BackupSummary.Ending.STOPPED);
         }
         addPartitions(c, incarnation, partitions);
@@ -197,6 +242,7 @@ public final class KafkaTopicBackup {
         return summary(BackupSummary.Ending.STOPPED); // stopped before reading anything
       }
       listener.started(progress(c));
+      pacing.succeeded(); // the cluster and the store answered: the next outage starts the backoff anew
       BackupSummary.Ending ending = loop(c);
       cursors.values().forEach(PartitionCursor::seal);
       handOffSealed();
@@ -207,13 +253,16 @@ public final class KafkaTopicBackup {
     }
 
     private BackupSummary.Ending loop(KafkaConsumer<byte[], byte[]> c) {
-      while (!stopRequested) {
+      while (!pacing.stopRequested()) {
         try {
           if (step(c)) {
             return BackupSummary.Ending.CAUGHT_UP;
           }
         } catch (WakeupException e) {
           // requestStop(): the loop condition ends it
+        } catch (KafkaException e) {
+          throw KafkaClients.failure(settings.bootstrapServers(), settings.brokerTimeout(), "read topic "
+              + settings.topic(), e);
         }
       }
       return BackupSummary.Ending.STOPPED;
@@ -573,6 +622,10 @@ public final class KafkaTopicBackup {
       throw new KafkaOffloadException(Kind.UNAVAILABLE, "the Kafka cluster at " + settings.bootstrapServers()
           + " did not answer within " + settings.brokerTimeout().toSeconds() + " s (" + what + "); the stored"
           + " chain is intact: check that the cluster is reachable and run again", e);
+    } catch (WakeupException | OffsetOutOfRangeException e) {
+      throw e;
+    } catch (KafkaException e) {
+      throw KafkaClients.failure(settings.bootstrapServers(), settings.brokerTimeout(), what, e);
     }
   }
 

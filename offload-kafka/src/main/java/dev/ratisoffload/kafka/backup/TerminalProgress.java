@@ -36,6 +36,13 @@ public final class TerminalProgress implements BackupListener {
   }
 
   @Override
+  public void retrying(String problem, Duration wait) {
+    linesDrawn = 0; // the table is drawn anew below the message
+    out.printf(Locale.ROOT, "%s; trying again in %d s%n", problem, wait.toSeconds());
+    out.flush();
+  }
+
+  @Override
   public void segmentStored(SegmentKey key, SegmentHeader header) {
     // shown through the counts of the next progress line
   }

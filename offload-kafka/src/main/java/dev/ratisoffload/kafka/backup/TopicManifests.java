@@ -3,16 +3,13 @@ package dev.ratisoffload.kafka.backup;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
 import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
-import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.format.TopicManifestCodec;
 import dev.ratisoffload.kafka.read.SegmentSource;
 import dev.ratisoffload.primitives.ToolVersion;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ObjectConflictException;
-import dev.ratisoffload.store.ObjectInfo;
 import java.time.Clock;
-import java.util.Comparator;
 import java.util.Optional;
 import org.apache.kafka.common.Uuid;
 
@@ -29,12 +26,7 @@ final class TopicManifests {
 
   /** The newest version stored for the incarnation, if any. */
   Optional<Versioned> newest(String cluster, String topic, Uuid topicId) {
-    return source.store().list(KafkaLayout.manifestPrefix(cluster, topic, topicId)).stream()
-        .map(ObjectInfo::key)
-        .map(KafkaLayout::parseManifestKey)
-        .flatMap(Optional::stream)
-        .max(Comparator.comparingInt(ManifestKey::version))
-        .map(key -> new Versioned(key, source.readManifest(key)));
+    return source.newestManifest(cluster, topic, topicId).map(key -> new Versioned(key, source.readManifest(key)));
   }
 
   /**

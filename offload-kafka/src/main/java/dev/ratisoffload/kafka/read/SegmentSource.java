@@ -2,6 +2,7 @@ package dev.ratisoffload.kafka.read;
 
 import dev.ratisoffload.kafka.format.ChainStartMarker;
 import dev.ratisoffload.kafka.format.CorruptSegmentException;
+import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.KafkaLayout.ChainStartKey;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
 import dev.ratisoffload.kafka.format.SegmentEntry;
@@ -10,12 +11,16 @@ import dev.ratisoffload.kafka.format.SegmentReader;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.format.TopicManifestCodec;
 import dev.ratisoffload.store.IntegrityException;
+import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectNotFoundException;
 import dev.ratisoffload.store.ObjectStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.Uuid;
 
 /**
  * Reads segments and topic manifests from a store, checking that each is the object its key names:
@@ -92,6 +97,18 @@ public final class SegmentSource {
     try (SegmentReader reader = open(segment)) {
       return reader.readAll();
     }
+  }
+
+  /**
+   * The newest manifest version stored for a topic incarnation, from a listing of its manifests alone
+   * (not its segments): cheap enough for a follower to ask while it runs.
+   */
+  public Optional<ManifestKey> newestManifest(String cluster, String topic, Uuid topicId) {
+    return store.list(KafkaLayout.manifestPrefix(cluster, topic, topicId)).stream()
+        .map(ObjectInfo::key)
+        .map(KafkaLayout::parseManifestKey)
+        .flatMap(Optional::stream)
+        .max(Comparator.comparingInt(ManifestKey::version));
   }
 
   /** Reads a topic manifest and checks it names what its key names. */

@@ -1,5 +1,6 @@
 package dev.ratisoffload.kafka.restore;
 
+import dev.ratisoffload.kafka.FollowerPacing;
 import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
@@ -12,7 +13,6 @@ import dev.ratisoffload.kafka.read.TopicIncarnation;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreException;
-import dev.ratisoffload.store.StoreUnavailableException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,23 +41,26 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Follow: keeps no state of its own. Each partition continues at the target's high watermark once
  * the target's last record is proven equal to the backup's record at that position; new segments must
- * continue the chain. A store or broker that cannot be reached is retried with backoff (1 s doubling to
- * 60 s), resuming at the high watermark. {@link #requestStop()} ends it promptly.
+ * continue the chain, and partitions the source gains are followed too. Only a transient failure is
+ * retried with backoff (1 s doubling to 60 s), resuming at the high watermark once nothing sent is in
+ * flight; one idempotent producer serves the follower's whole life, so no record is written twice.
+ * {@link #requestStop()} ends it within 2 s.
  */
 public final class KafkaTopicRestore {
 
   private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicRestore.class);
   private static final int DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+  /** How long a stopped follower waits for the broker to acknowledge what is in flight. */
+  private static final Duration STOP_CLOSE = Duration.ofMillis(500);
+  /** Follow mode: how often the newest manifest is read again, to see partitions the source gained. */
+  private static final Duration MANIFEST_RECHECK = Duration.ofSeconds(5);
 
   private final RestoreSettings settings;
   private final ObjectStore store;
   private final SegmentSource source;
   private final RestoreListener listener;
   private final Clock clock;
-  private final Object wake = new Object();
-  private volatile boolean stopRequested;
-  /** Follow mode: how long to wait after the next failure to reach the store or the broker. */
-  private Duration backoff = RestoreSettings.FIRST_RETRY;
+  private final FollowerPacing pacing = new FollowerPacing();
 
   public KafkaTopicRestore(RestoreSettings settings, ObjectStore store, RestoreListener listener) {
     this(settings, store, listener, Clock.systemUTC());
@@ -71,12 +74,12 @@ public final class KafkaTopicRestore {
     this.clock = clock;
   }
 
-  /** Asks a following restore to stop (from any thread, a signal handler too); it returns promptly. */
+  /**
+   * Asks a following restore to stop (from any thread, a signal handler too); it returns within about
+   * a second whatever it waits for ({@link FollowerPacing}).
+   */
   public void requestStop() {
-    stopRequested = true;
-    synchronized (wake) {
-      wake.notifyAll();
-    }
+    pacing.requestStop();
   }
 
   /**
@@ -87,11 +90,20 @@ public final class KafkaTopicRestore {
    */
   public RestoreSummary run() {
     long start = System.nanoTime();
-    return settings.follow() ? follow(start) : oneShot(start);
+    if (!settings.follow()) {
+      return oneShot(start);
+    }
+    pacing.enter();
+    try {
+      return follow(start);
+    } finally {
+      pacing.exit();
+    }
   }
 
   /** The backup being restored: one topic incarnation, its newest manifest, the partitions to restore. */
-  private record Backup(TopicIncarnation incarnation, TopicManifest manifest, List<Integer> partitions) {}
+  private record Backup(TopicIncarnation incarnation, ManifestKey manifestKey, TopicManifest manifest,
+      List<Integer> partitions) {}
 
   private Backup resolve() {
     KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
@@ -126,7 +138,7 @@ public final class KafkaTopicRestore {
             + chosen.describe() + ", which has " + manifest.partitions() + " partitions");
       }
     }
-    return new Backup(chosen, manifest, partitions);
+    return new Backup(chosen, key, manifest, partitions);
   }
 
   /**
@@ -336,19 +348,28 @@ public final class KafkaTopicRestore {
             + " --create-topic to create it with the backed-up partition count and configs; nothing was written");
       }
       short replication = settings.replicationFactor().orElse((short) manifest.replicationFactor());
+      Map<String, String> configs = createConfigs(manifest);
       try {
-        target.create(manifest.partitions(), replication, createConfigs(manifest));
+        target.create(manifest.partitions(), replication, configs);
       } catch (KafkaOffloadException e) {
         if (e.getCause() instanceof InvalidReplicationFactorException) {
           throw TargetTopic.refused("cannot create topic " + target.name() + " with replication factor "
               + replication + " (the backed-up topic's) on " + settings.bootstrapServers() + ": " + e.getCause()
               .getMessage() + "; pass --replication-factor. Nothing was written");
         }
+        if (e.kind() == Kind.REFUSED) {
+          throw TargetTopic.refused("cannot create topic " + target.name() + " with the backed-up topic's configs "
+              + configs + " on " + settings.bootstrapServers() + ": " + e.getCause().getMessage() + ". Create the"
+              + " topic with configs the cluster accepts and run without --create-topic; nothing was written");
+        }
         throw e;
       }
       created = true;
       LOG.info("created topic {} with {} partitions", target.name(), manifest.partitions());
-      partitions = java.util.Optional.of(manifest.partitions());
+      partitions = Optional.of(manifest.partitions());
+    }
+    if (settings.follow()) {
+      partitions = Optional.of(addMissingPartitions(target, partitions.get(), manifest));
     }
     Map<String, String> configs = target.configs();
     List<String> refusals = new ArrayList<>(TargetChecks.partitionCount(target.name(), partitions.get(),
@@ -393,25 +414,43 @@ public final class KafkaTopicRestore {
     Map<Integer, StandbyPartition.Counts> counts = new TreeMap<>();
     Backup backup = null;
     boolean drained = false;
-    try (TargetTopic target = new TargetTopic(settings)) {
-      while (!stopRequested && !drained) {
+    RecordSender sender = null;
+    TargetTopic target = null;
+    try {
+      while (!pacing.stopRequested() && !drained) {
         try {
           backup = resolve();
-          prepareTarget(target, backup, false, List.of());
-          drained = followSession(backup, target, counts);
-        } catch (RuntimeException e) {
-          if (!retriable(e)) {
-            throw e;
+          if (target == null) {
+            target = new TargetTopic(settings); // its client connects at once: only once the backup is found
           }
-          if (stopRequested) {
+          String codec = prepareTarget(target, backup, false, List.of());
+          if (sender == null) {
+            sender = RecordSender.forFollower(producerSettings(maxRecordBytes(backup.manifest()), codec), target.name(),
+                settings.bootstrapServers(), listener::waiting);
+          }
+          drained = followSession(backup, target, counts, sender);
+        } catch (RuntimeException e) {
+          if (pacing.stopRequested()) {
+            // Whatever the stop interrupted; what it sent is found again by the next run's resume.
+            LOG.info("stopped: {}", e.toString());
             break;
           }
-          listener.retrying(e.getMessage(), backoff);
-          LOG.warn("{}; trying again in {} s", e.getMessage(), backoff.toSeconds());
-          pause(backoff);
-          backoff = backoff.multipliedBy(2).compareTo(RestoreSettings.MAX_RETRY) > 0 ? RestoreSettings.MAX_RETRY
-              : backoff.multipliedBy(2);
+          if (!FollowerPacing.isTransient(e)) {
+            throw e;
+          }
+          Duration wait = pacing.nextRetryWait();
+          listener.retrying(e.getMessage(), wait);
+          LOG.warn("{}; trying again in {} s", e.getMessage(), wait.toSeconds());
+          pacing.pause(wait);
         }
+      }
+    } finally {
+      if (sender != null) {
+        // The records in flight get a moment to be stored, not more: a stop must end within 2 s.
+        sender.close(pacing.stopRequested() ? STOP_CLOSE : Duration.ofSeconds(2));
+      }
+      if (target != null) {
+        target.close();
       }
     }
     List<RestoreSummary.PartitionSummary> partitions = counts.values().stream()
@@ -433,50 +472,74 @@ public final class KafkaTopicRestore {
    *
    * @return whether the follower drained: caught up, every record acknowledged, every last record checked
    */
-  private boolean followSession(Backup backup, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts) {
-    String maxBytes = backup.manifest().config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
-    int maxRecordBytes = maxBytes == null ? DEFAULT_MAX_RECORD_BYTES : (int) Math.min(Integer.MAX_VALUE,
-        Long.parseLong(maxBytes));
-    String codec = RestoreCompression.codec(settings.compression(), target.configs());
-    RecordSender sender = new RecordSender(producerSettings(maxRecordBytes, codec), target.name(),
-        settings.bootstrapServers());
-    try {
-      List<StandbyPartition> standbys = new ArrayList<>();
-      for (int p : backup.partitions()) {
-        if (stopRequested) {
+  private boolean followSession(Backup first, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts,
+      RecordSender sender) {
+    // What the producer sent before a failure is stored or failed before the high watermarks are read.
+    if (!sender.settle(pacing::stopRequested)) {
+      return false;
+    }
+    Backup backup = first;
+    Map<Integer, StandbyPartition> standbys = new TreeMap<>();
+    resumeNew(backup, target, counts, standbys);
+    long lastGrowth = System.nanoTime();
+    long lastManifestCheck = lastGrowth;
+    while (!pacing.stopRequested()) {
+      boolean grew = false;
+      for (StandbyPartition standby : standbys.values()) {
+        grew |= standby.step(sender, pacing::stopRequested);
+      }
+      sender.throwIfFailed();
+      pacing.succeeded();
+      long now = System.nanoTime();
+      lastGrowth = grew ? now : lastGrowth;
+      boolean quiet = settings.drainAfter().isPresent() && now - lastGrowth >= settings.drainAfter().get().toNanos();
+      if (quiet || now - lastManifestCheck >= MANIFEST_RECHECK.toNanos()) {
+        lastManifestCheck = now;
+        Backup newest = reread(backup);
+        if (newest.partitions().size() > backup.partitions().size()) {
+          addMissingPartitions(target, target.partitions().orElse(0), newest.manifest());
+          resumeNew(newest, target, counts, standbys);
+          lastGrowth = now;
+          quiet = false;
+        }
+        backup = newest;
+      }
+      if (quiet) {
+        if (!sender.awaitAcknowledged(pacing::stopRequested)) {
           return false;
         }
+        // The final check: each partition's last record, read back, is the backup's at that position.
+        KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
+        TopicIncarnation current = catalog.incarnation(settings.topic(), backup.incarnation().topicId())
+            .orElse(backup.incarnation());
+        for (int p : backup.partitions()) {
+          StandbyPartition.resume(settings, source, current, target, new StandbyPartition.Counts(p),
+              RestoreListener.NONE);
+        }
+        return true;
+      }
+      pacing.pause(settings.pollInterval());
+    }
+    return false;
+  }
+
+  /** The largest record the topic accepted, as its max.message.bytes says. */
+  private static int maxRecordBytes(TopicManifest manifest) {
+    String maxBytes = manifest.config(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+    return maxBytes == null ? DEFAULT_MAX_RECORD_BYTES : (int) Math.min(Integer.MAX_VALUE, Long.parseLong(maxBytes));
+  }
+
+  /** Resumes every partition of the backup not followed yet, each where the target says. */
+  private void resumeNew(Backup backup, TargetTopic target, Map<Integer, StandbyPartition.Counts> counts,
+      Map<Integer, StandbyPartition> standbys) {
+    for (int p : backup.partitions()) {
+      if (pacing.stopRequested()) {
+        return;
+      }
+      if (!standbys.containsKey(p)) {
         StandbyPartition.Counts c = counts.computeIfAbsent(p, StandbyPartition.Counts::new);
-        standbys.add(StandbyPartition.resume(settings, source, backup.incarnation(), target, c, listener));
+        standbys.put(p, StandbyPartition.resume(settings, source, backup.incarnation(), target, c, listener));
       }
-      long lastGrowth = System.nanoTime();
-      while (!stopRequested) {
-        boolean grew = false;
-        for (StandbyPartition standby : standbys) {
-          grew |= standby.step(sender, () -> stopRequested);
-        }
-        sender.throwIfFailed();
-        backoff = RestoreSettings.FIRST_RETRY; // a round went through: the next outage starts the backoff anew
-        lastGrowth = grew ? System.nanoTime() : lastGrowth;
-        if (settings.drainAfter().isPresent()
-            && System.nanoTime() - lastGrowth >= settings.drainAfter().get().toNanos()) {
-          sender.flush();
-          // The final check: each partition's last record, read back, is the backup's at that position.
-          KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
-          TopicIncarnation now = catalog.incarnation(settings.topic(), backup.incarnation().topicId())
-              .orElse(backup.incarnation());
-          for (int p : backup.partitions()) {
-            StandbyPartition.resume(settings, source, now, target, new StandbyPartition.Counts(p),
-                RestoreListener.NONE);
-          }
-          return true;
-        }
-        pause(settings.pollInterval());
-      }
-      return false;
-    } finally {
-      // On a stop or a failure alike, the records in flight get a moment to be stored, not more.
-      sender.close(Duration.ofSeconds(2));
     }
   }
 
@@ -500,31 +563,50 @@ public final class KafkaTopicRestore {
     }
   }
 
-  /** A store or broker that could not be reached: worth another try. */
-  static boolean retriable(RuntimeException e) {
-    if (e instanceof KafkaOffloadException k) {
-      return k.kind() == Kind.UNAVAILABLE;
+  /**
+   * The backup as its newest manifest describes it: with the partitions the source gained since
+   * {@code backup} was read (when following them all), and their chains.
+   */
+  private Backup reread(Backup backup) {
+    Optional<ManifestKey> newest = settings.partitions().isEmpty()
+        ? source.newestManifest(settings.cluster(), settings.topic(), backup.incarnation().topicId())
+        : Optional.empty();
+    if (newest.isEmpty() || newest.get().version() <= backup.manifestKey().version()) {
+      return backup;
     }
-    return e instanceof StoreUnavailableException || e instanceof UncheckedIOException
-        || e instanceof org.apache.kafka.common.errors.TimeoutException;
+    TopicManifest manifest = source.readManifest(newest.get());
+    if (manifest.partitions() <= backup.partitions().size()) {
+      return new Backup(backup.incarnation(), newest.get(), manifest, backup.partitions());
+    }
+    TopicIncarnation incarnation = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic())
+        .incarnation(settings.topic(), backup.incarnation().topicId()).orElse(backup.incarnation());
+    LOG.info("the backup of {} now has {} partitions", settings.topic(), manifest.partitions());
+    return new Backup(incarnation, newest.get(), manifest, IntStream.range(0, manifest.partitions()).boxed().toList());
   }
 
-  private void pause(Duration duration) {
-    long deadline = System.nanoTime() + duration.toNanos();
-    synchronized (wake) {
-      while (!stopRequested) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return;
-        }
-        try {
-          wake.wait(Math.max(1, left / 1_000_000));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          stopRequested = true;
-        }
-      }
+  /**
+   * Follow mode, when the source gained partitions: with {@code --create-topic} the follower owns the
+   * target's shape and adds them, as a standby of the source should; otherwise the operator does, and
+   * the follower ends naming them.
+   *
+   * @return the target's partition count now
+   */
+  private int addMissingPartitions(TargetTopic target, int targetPartitions, TopicManifest manifest) {
+    int backedUp = manifest.partitions();
+    if (targetPartitions >= backedUp || !settings.partitions().isEmpty()) {
+      return targetPartitions;
     }
+    String missing = targetPartitions + 1 == backedUp ? "partition " + targetPartitions
+        : "partitions " + targetPartitions + "-" + (backedUp - 1);
+    if (!settings.createTopic()) {
+      throw TargetTopic.refused("the backup of " + settings.topic() + " has " + backedUp + " partitions (" + missing
+          + " added to the source), target topic " + target.name() + " has " + targetPartitions + ": add "
+          + missing + " to it (kafka-topics --alter --partitions " + backedUp + "), or follow with --create-topic,"
+          + " which adds them. The target holds every record restored so far");
+    }
+    target.increasePartitions(backedUp);
+    LOG.info("added {} to topic {}: the backup has {} partitions", missing, target.name(), backedUp);
+    return backedUp;
   }
 
   // ---- shared ------------------------------------------------------------------------------------

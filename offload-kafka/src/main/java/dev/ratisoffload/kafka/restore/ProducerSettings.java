@@ -37,4 +37,18 @@ record ProducerSettings(String bootstrap, String clientId, Duration brokerTimeou
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, brokerTimeout.toMillis());
     return p;
   }
+
+  /**
+   * A follower's producer: as {@link #properties()}, but a batch is retried until the broker stores it
+   * or refuses it for good, however long the broker is away. Idempotence makes the retries safe (the
+   * broker drops a batch it already has, by the producer's id and sequence numbers), and no batch is
+   * ever given up while it may still land: a delivery timeout would leave a batch of unknown fate that
+   * a later write from the high watermark could duplicate.
+   */
+  Map<String, Object> followerProperties() {
+    Map<String, Object> p = properties();
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
+    p.put(ProducerConfig.RETRIES_CONFIG, Integer.MAX_VALUE);
+    return p;
+  }
 }

@@ -17,6 +17,9 @@ public interface RestoreListener {
   /** Follow mode: the partition continues at this target offset, after its last record was checked. */
   default void resumed(int partition, long targetOffset, long sourceOffset) {}
 
+  /** Follow mode: the broker has not acknowledged what was sent for a while; the producer keeps at it. */
+  default void waiting(String problem) {}
+
   /** Follow mode: the store or the broker failed; the follower tries again after {@code wait}. */
   default void retrying(String problem, Duration wait) {}
 

@@ -49,8 +49,6 @@ public record RestoreSettings(
     Optional<GroupSelection> consumerGroups) {
 
   public static final Duration MIN_POLL = Duration.ofMillis(100);
-  public static final Duration FIRST_RETRY = Duration.ofSeconds(1);
-  public static final Duration MAX_RETRY = Duration.ofSeconds(60);
 
   public RestoreSettings {
     Objects.requireNonNull(bootstrapServers, "bootstrap servers");

@@ -15,6 +15,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -85,11 +86,20 @@ final class TargetTopic implements AutoCloseable {
   void create(int partitions, short replicationFactor, Map<String, String> configs) {
     NewTopic newTopic = new NewTopic(topic, partitions, replicationFactor).configs(configs);
     await(admin.createTopics(List.of(newTopic)).all(), "create topic");
+    awaitPartitions(partitions, "describe the topic " + topic + " just created");
+  }
+
+  /** Adds partitions up to {@code total} and waits until the cluster describes every one. */
+  void increasePartitions(int total) {
+    await(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(total))).all(), "add partitions to");
+    awaitPartitions(total, "describe the partitions just added to " + topic);
+  }
+
+  private void awaitPartitions(int partitions, String what) {
     long deadline = System.nanoTime() + settings.brokerTimeout().toNanos();
     while (!partitions().equals(Optional.of(partitions))) {
       if (System.nanoTime() > deadline) {
-        throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(),
-            "describe the topic " + topic + " just created", null);
+        throw KafkaClients.unreachable(settings.bootstrapServers(), settings.brokerTimeout(), what, null);
       }
       try {
         Thread.sleep(50); // metadata reaches the brokers shortly after the controller created the topic
@@ -190,7 +200,7 @@ final class TargetTopic implements AutoCloseable {
 
   @Override
   public void close() {
-    admin.close(Duration.ofSeconds(2));
+    admin.close(Duration.ZERO); // every call was awaited; a stop must not wait for a broker that is gone
   }
 
   /** The exception for a target that refuses the restore; nothing was written. */
