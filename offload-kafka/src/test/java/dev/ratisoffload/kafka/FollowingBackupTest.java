@@ -109,26 +109,15 @@ class FollowingBackupTest {
   static final class Follower implements AutoCloseable, BackupListener {
     final List<String> retries = new CopyOnWriteArrayList<>();
     volatile long recordsRead;
-    private final KafkaTopicBackup backup;
-    private final Thread thread;
-    private volatile BackupSummary summary;
-    private volatile Throwable failure;
+    private final InBackground<BackupSummary> run;
 
     private Follower(BackupSettings settings, ObjectStore store) {
-      this.backup = new KafkaTopicBackup(settings, store, this);
-      this.thread = new Thread(() -> {
-        try {
-          summary = backup.run();
-        } catch (Throwable t) {
-          failure = t;
-        }
-      }, "backup-follower");
+      KafkaTopicBackup backup = new KafkaTopicBackup(settings, store, this);
+      this.run = InBackground.start("backup-follower", backup::run, backup::requestStop, DEADLINE);
     }
 
     static Follower start(BackupSettings settings, ObjectStore store) {
-      Follower f = new Follower(settings, store);
-      f.thread.start();
-      return f;
+      return new Follower(settings, store);
     }
 
     @Override
@@ -142,19 +131,12 @@ class FollowingBackupTest {
     }
 
     BackupSummary stop() throws InterruptedException {
-      backup.requestStop();
-      thread.join(DEADLINE.toMillis());
-      assertTrue(!thread.isAlive(), "the follower stops when asked");
-      if (failure != null) {
-        throw new AssertionError("the follower failed", failure);
-      }
-      return summary;
+      return run.stop();
     }
 
     @Override
     public void close() throws InterruptedException {
-      backup.requestStop();
-      thread.join(DEADLINE.toMillis());
+      run.close();
     }
   }
 }

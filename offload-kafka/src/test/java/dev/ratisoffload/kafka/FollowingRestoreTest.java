@@ -454,7 +454,7 @@ class FollowingRestoreTest {
           awaitOffsets("pulse-standby", 1, 20);
         } catch (AssertionError e) {
           throw new AssertionError(e.getMessage() + "; the follower retried " + follower.retries + " and ended with "
-              + follower.failure, e);
+              + follower.run.failure(), e);
         }
         follower.stop();
       }
@@ -471,26 +471,15 @@ class FollowingRestoreTest {
     final List<String> retries = new CopyOnWriteArrayList<>();
     final List<String> resumed = new CopyOnWriteArrayList<>();
     volatile long sent;
-    private final KafkaTopicRestore restore;
-    private final Thread thread;
-    private volatile RestoreSummary summary;
-    private volatile Throwable failure;
+    private final InBackground<RestoreSummary> run;
 
     private Follower(RestoreSettings settings, ObjectStore store) {
-      this.restore = new KafkaTopicRestore(settings, store, this);
-      this.thread = new Thread(() -> {
-        try {
-          summary = restore.run();
-        } catch (Throwable t) {
-          failure = t;
-        }
-      }, "follower");
+      KafkaTopicRestore restore = new KafkaTopicRestore(settings, store, this);
+      this.run = InBackground.start("follower", restore::run, restore::requestStop, DEADLINE);
     }
 
     static Follower start(RestoreSettings settings, ObjectStore store) {
-      Follower f = new Follower(settings, store);
-      f.thread.start();
-      return f;
+      return new Follower(settings, store);
     }
 
     @Override
@@ -509,34 +498,20 @@ class FollowingRestoreTest {
     }
 
     RestoreSummary stop() throws InterruptedException {
-      restore.requestStop();
-      thread.join(DEADLINE.toMillis());
-      assertTrue(!thread.isAlive(), "the follower stops when asked");
-      if (failure != null) {
-        throw new AssertionError("the follower failed", failure);
-      }
-      return summary;
+      return run.stop();
     }
 
-    /** Whether it still runs; throws what ended it otherwise. */
     boolean running() {
-      if (failure != null) {
-        throw new AssertionError("the follower failed", failure);
-      }
-      return thread.isAlive();
+      return run.running();
     }
 
     Throwable awaitFailure() throws InterruptedException {
-      thread.join(DEADLINE.toMillis());
-      assertTrue(!thread.isAlive(), "the follower ends by itself");
-      assertTrue(failure != null, () -> "the follower ended without a failure: " + summary);
-      return failure;
+      return run.awaitFailure();
     }
 
     @Override
     public void close() throws InterruptedException {
-      restore.requestStop();
-      thread.join(DEADLINE.toMillis());
+      run.close();
     }
   }
 }
