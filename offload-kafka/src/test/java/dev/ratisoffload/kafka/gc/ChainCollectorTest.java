@@ -199,7 +199,7 @@ class ChainCollectorTest {
 
     ObjectStore unlistable = new ForwardingObjectStore(store) {
       @Override
-      public List<ObjectInfo> list(String prefix, String startAfter) {
+      public List<ObjectInfo> list(String prefix, String startAfter, int maxKeys) {
         throw new StoreUnavailableException("simulated outage listing " + prefix, null);
       }
     };
