@@ -113,19 +113,20 @@ public final class DirectoryObjectStore implements ObjectStore {
   }
 
   @Override
-  public List<ObjectInfo> list(String prefix, String startAfter) {
+  public List<ObjectInfo> list(String prefix, String startAfter, int maxKeys) {
     ObjectKeys.requireValidPrefix(prefix);
+    ObjectStore.requirePositive(maxKeys);
     // Walk only the deepest directory the prefix names in full.
     int slash = prefix.lastIndexOf('/');
     Path start = slash < 0 ? root : root.resolve(prefix.substring(0, slash));
     List<ObjectInfo> objects = new ArrayList<>();
     try {
-      collect(start, prefix.substring(0, slash + 1), prefix, startAfter, objects);
+      collect(start, prefix.substring(0, slash + 1), prefix, startAfter, maxKeys, objects);
     } catch (IOException e) {
       throw failure("list", prefix, e);
     }
     objects.sort(Comparator.comparing(ObjectInfo::key));
-    return objects;
+    return objects.size() <= maxKeys ? objects : List.copyOf(objects.subList(0, maxKeys));
   }
 
   /**
@@ -133,10 +134,12 @@ public final class DirectoryObjectStore implements ObjectStore {
    * sort at or before {@code startAfter}, and directories whose every key does, are passed over unread,
    * so listing after the last key of a long chain costs its directory's names, not a look at each file.
    * Puts and deletes run meanwhile: an entry gone between reading its directory and looking at it is
-   * skipped, not an error. Temporary files start with '.' and are never listed.
+   * skipped, not an error. Temporary files start with '.' and are never listed. Entries are visited in
+   * name order, and every key below an entry sorts at or after its name, so once {@code maxKeys} keys
+   * are found the entries whose names sort after all of them are passed over too.
    */
-  private void collect(Path directory, String base, String prefix, String startAfter, List<ObjectInfo> into)
-      throws IOException {
+  private void collect(Path directory, String base, String prefix, String startAfter, int maxKeys,
+      List<ObjectInfo> into) throws IOException {
     List<Path> entries = new ArrayList<>();
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
       stream.forEach(entries::add);
@@ -145,9 +148,13 @@ public final class DirectoryObjectStore implements ObjectStore {
     } catch (DirectoryIteratorException e) {
       throw e.getCause();
     }
+    entries.sort(Comparator.comparing(entry -> entry.getFileName().toString()));
     for (Path entry : entries) {
       String name = entry.getFileName().toString();
       String key = base + name;
+      if (into.size() >= maxKeys && key.compareTo(into.get(into.size() - 1).key()) > 0) {
+        return; // full, and every key from here on sorts after the ones found
+      }
       boolean maybeObject = !name.startsWith(".") && key.startsWith(prefix) && key.compareTo(startAfter) > 0;
       String below = key + "/";
       boolean maybeDirectory = !name.startsWith(".") && (below.startsWith(prefix) || prefix.startsWith(below))
@@ -162,9 +169,13 @@ public final class DirectoryObjectStore implements ObjectStore {
         continue;
       }
       if (attributes.isDirectory() && maybeDirectory) {
-        collect(entry, below, prefix, startAfter, into);
+        collect(entry, below, prefix, startAfter, maxKeys, into);
       } else if (attributes.isRegularFile() && maybeObject) {
         into.add(new ObjectInfo(key, attributes.size(), attributes.lastModifiedTime().toInstant()));
+      }
+      if (into.size() >= maxKeys) {
+        into.sort(Comparator.comparing(ObjectInfo::key));
+        into.subList(maxKeys, into.size()).clear();
       }
     }
   }

@@ -42,9 +42,15 @@ public abstract class ForwardingObjectStore implements ObjectStore {
     return call(key, () -> delegate.head(key));
   }
 
+  /** Final, so a decorator changes listings in {@link #list(String, String, int)}, which every listing reaches. */
   @Override
-  public List<ObjectInfo> list(String prefix, String startAfter) {
-    return call(prefix, () -> delegate.list(prefix, startAfter));
+  public final List<ObjectInfo> list(String prefix, String startAfter) {
+    return list(prefix, startAfter, Integer.MAX_VALUE);
+  }
+
+  @Override
+  public List<ObjectInfo> list(String prefix, String startAfter, int maxKeys) {
+    return call(prefix, () -> delegate.list(prefix, startAfter, maxKeys));
   }
 
   @Override

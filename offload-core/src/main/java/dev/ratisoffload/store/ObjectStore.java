@@ -49,9 +49,23 @@ public interface ObjectStore extends AutoCloseable {
   /**
    * The objects of {@link #list(String)} whose key sorts strictly after {@code startAfter} ("" for all),
    * so a reader that remembers the last key it saw lists only what is new, however long the listing.
-   * Wrappers override this method, not the one without a start.
    */
-  List<ObjectInfo> list(String prefix, String startAfter);
+  default List<ObjectInfo> list(String prefix, String startAfter) {
+    return list(prefix, startAfter, Integer.MAX_VALUE);
+  }
+
+  /**
+   * The first {@code maxKeys} objects of {@link #list(String, String)}, fetched without reading the
+   * rest: a probe of where a long chain ends costs one request. Wrappers override this method only.
+   */
+  List<ObjectInfo> list(String prefix, String startAfter, int maxKeys);
+
+  /** Refuses a listing bound below one, which would list nothing and look like an empty store. */
+  static void requirePositive(int maxKeys) {
+    if (maxKeys < 1) {
+      throw new IllegalArgumentException("maxKeys " + maxKeys + " is not positive");
+    }
+  }
 
   /** Deletes the object; deleting an absent key is not an error. */
   void delete(String key);

@@ -307,16 +307,21 @@ public final class S3ObjectStore implements ObjectStore {
   }
 
   @Override
-  public List<ObjectInfo> list(String keyPrefix, String startAfter) {
+  public List<ObjectInfo> list(String keyPrefix, String startAfter, int maxKeys) {
     ObjectKeys.requireValidPrefix(keyPrefix);
+    ObjectStore.requirePositive(maxKeys);
     List<ObjectInfo> objects = new ArrayList<>();
     try {
-      // Keys are ASCII, so S3's order (UTF-8 bytes) is the key order of the other stores.
+      // Keys are ASCII, so S3's order (UTF-8 bytes) is the key order of the other stores. Pages are
+      // fetched lazily: stopping at maxKeys requests no further page.
       for (S3Object object : s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix + keyPrefix)
-              .startAfter(startAfter.isEmpty() ? null : prefix + startAfter))
+              .startAfter(startAfter.isEmpty() ? null : prefix + startAfter).maxKeys(Math.min(maxKeys, 1000)))
           .contents()) {
         objects.add(new ObjectInfo(object.key().substring(prefix.length()), object.size(),
             object.lastModified()));
+        if (objects.size() == maxKeys) {
+          break;
+        }
       }
     } catch (SdkException e) {
       throw translate("list", keyPrefix.isEmpty() ? "(everything)" : keyPrefix + "*", e);

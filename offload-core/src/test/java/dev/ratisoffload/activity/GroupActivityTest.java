@@ -54,8 +54,8 @@ class GroupActivityTest {
     CountDownLatch polledTwice = new CountDownLatch(1);
     ObjectStore counting = new ForwardingObjectStore(store) {
       @Override
-      public List<ObjectInfo> list(String prefix, String startAfter) {
-        List<ObjectInfo> listed = super.list(prefix, startAfter);
+      public List<ObjectInfo> list(String prefix, String startAfter, int maxKeys) {
+        List<ObjectInfo> listed = super.list(prefix, startAfter, maxKeys);
         if (listings.incrementAndGet() == 3) { // the sweep's listing, then two of the publish's
           polledTwice.countDown();
         }

@@ -85,10 +85,10 @@ public final class InMemoryObjectStore implements ObjectStore {
   }
 
   @Override
-  public List<ObjectInfo> list(String prefix, String startAfter) {
+  public List<ObjectInfo> list(String prefix, String startAfter, int maxKeys) {
     List<ObjectInfo> result = new ArrayList<>();
     objects.forEach((k, e) -> {
-      if (k.startsWith(prefix) && k.compareTo(startAfter) > 0) {
+      if (k.startsWith(prefix) && k.compareTo(startAfter) > 0 && result.size() < maxKeys) {
         result.add(new ObjectInfo(k, e.bytes.length, e.lastModified));
       }
     });

@@ -71,6 +71,10 @@ class ListStartAfterPropertiesTest {
     String start = startAfter.isEmpty() ? "" : base + startAfter;
     List<String> expected = names.stream().map(n -> base + n).filter(k -> k.compareTo(start) > 0).sorted().toList();
     assertEquals(expected, store.list(base, start).stream().map(ObjectInfo::key).toList(), "after '" + start + "'");
+    for (int maxKeys = 1; maxKeys <= 3; maxKeys++) { // a bounded listing is the same listing, cut short
+      assertEquals(expected.subList(0, Math.min(maxKeys, expected.size())),
+          store.list(base, start, maxKeys).stream().map(ObjectInfo::key).toList(), maxKeys + " after '" + start + "'");
+    }
     // A narrower prefix combines with the start, and a start before the prefix lists all of it.
     List<String> underA = names.stream().map(n -> base + n).filter(k -> k.startsWith(base + "a")).sorted().toList();
     assertEquals(underA.stream().filter(k -> k.compareTo(start) > 0).toList(),

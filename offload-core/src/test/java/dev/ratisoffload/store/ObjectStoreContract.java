@@ -93,6 +93,9 @@ abstract class ObjectStoreContract {
     }
     expected.parallelStream().forEach(k -> store().putIfAbsent(k, Content.of(one)));
     assertEquals(expected, keys(store().list(key("many/"))));
+    assertEquals(expected.subList(0, 1050), keys(store().list(key("many/"), "", 1050)), "bounded across a page");
+    assertEquals(expected.subList(3, 5), keys(store().list(key("many/"), expected.get(2), 2)));
+    assertThrows(IllegalArgumentException.class, () -> store().list(key("many/"), "", 0));
   }
 
   @Test

@@ -191,8 +191,8 @@ class PublishSweepInterleavingTest {
     }
 
     @Override
-    public List<ObjectInfo> list(String prefix, String startAfter) {
-      List<ObjectInfo> listed = super.list(prefix, startAfter);
+    public List<ObjectInfo> list(String prefix, String startAfter, int maxKeys) {
+      List<ObjectInfo> listed = super.list(prefix, startAfter, maxKeys);
       afterList.accept(prefix);
       return listed;
     }

@@ -3,6 +3,9 @@ package dev.ratisoffload.cli;
 import dev.ratisoffload.kafka.gc.ChainCollector;
 import dev.ratisoffload.kafka.gc.ChainResult;
 import dev.ratisoffload.kafka.gc.ChainRetention;
+import dev.ratisoffload.kafka.gc.SnapshotCollector;
+import dev.ratisoffload.kafka.gc.SnapshotResult;
+import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
 import dev.ratisoffload.kafka.read.SegmentSource;
 import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.store.ObjectStore;
@@ -25,13 +28,20 @@ import picocli.CommandLine.ParameterException;
             + "stays verifiable however the run ends; kafka list then shows the offsets the chain still covers "
             + "and a restore starts at its first kept segment.",
         "A chain with a gap or an overlap, an unexpected object, or a header or marker that cannot be read "
-            + "has nothing removed, and the run exits 3 naming why; the other chains are still collected."},
+            + "has nothing removed, and the run exits 3 naming why; the other chains are still collected.",
+        "Consumer-group offset snapshots go with the chains: every snapshot taken after the start of the "
+            + "earliest kept window, and the newest one at or before it, stay (so a restore with --until inside "
+            + "the window finds one). A snapshot that cannot be read, or a chain left as it is, keeps every "
+            + "snapshot of its topic (exit 3). Offset maps are kept."},
     footerHeading = "%nExamples:%n",
     footer = {
         "  offload kafka gc --store s3://backups/kafka --cluster orders-prod --keep-within 7d",
         "  offload kafka gc --store s3://backups/kafka --cluster orders-prod --topic orders \\",
         "      --keep-within 30d --keep-bytes 500GiB --apply"})
-final class KafkaGcCommand extends KafkaReportCommand<List<ChainResult>> implements ErrorReporter.Advising {
+final class KafkaGcCommand extends KafkaReportCommand<KafkaGcCommand.Report> implements ErrorReporter.Advising {
+
+  /** What was (or would be) removed: segments per chain, then group offset snapshots per topic incarnation. */
+  record Report(List<ChainResult> chains, List<SnapshotResult> groupOffsetSnapshots) {}
 
   @Mixin
   private ChainRetentionOptions retentionOptions;
@@ -40,22 +50,25 @@ final class KafkaGcCommand extends KafkaReportCommand<List<ChainResult>> impleme
   private boolean apply;
 
   @Override
-  List<ChainResult> read(ObjectStore store, String cluster, Optional<String> topic) {
+  Report read(ObjectStore store, String cluster, Optional<String> topic) {
     ChainRetention retention = retentionOptions.retention(spec)
         .orElseThrow(() -> new ParameterException(spec.commandLine(), "say what to keep: --keep-within DURATION,"
             + " --keep-bytes SIZE, or both"));
-    return new ChainCollector(new SegmentSource(store), retention).collect(cluster, topic, apply);
+    SegmentSource source = new SegmentSource(store);
+    KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, cluster, topic);
+    List<ChainResult> chains = new ChainCollector(source, retention).collect(catalog, apply);
+    return new Report(chains, new SnapshotCollector(source).collect(catalog, chains, apply));
   }
 
   @Override
-  boolean isEmpty(List<ChainResult> report) {
-    return report.isEmpty();
+  boolean isEmpty(Report report) {
+    return report.chains().isEmpty() && report.groupOffsetSnapshots().isEmpty();
   }
 
   @Override
-  String text(List<ChainResult> report) {
+  String text(Report report) {
     StringBuilder b = new StringBuilder();
-    for (ChainResult r : report) {
+    for (ChainResult r : report.chains()) {
       b.append(r.describe()).append(": ");
       if (r.refused() != null) {
         b.append("REFUSED, nothing removed: ").append(r.refused());
@@ -69,17 +82,39 @@ final class KafkaGcCommand extends KafkaReportCommand<List<ChainResult>> impleme
       }
       b.append('\n');
     }
-    if (!apply && report.stream().anyMatch(r -> r.removedSegments() > 0)) {
+    for (SnapshotResult r : report.groupOffsetSnapshots()) {
+      b.append(r.describe()).append(": ");
+      if (r.refused() != null) {
+        b.append("REFUSED, nothing removed: ").append(r.refused());
+      } else if (r.removed().isEmpty()) {
+        b.append("nothing to remove; keeps ").append(r.kept()).append(" snapshots");
+      } else {
+        b.append(r.applied() ? "removed " : "would remove ").append(r.removed().size()).append(" snapshots taken ")
+            .append(r.removed().get(0)).append(" to ").append(r.removed().get(r.removed().size() - 1))
+            .append("; keeps ").append(r.kept());
+      }
+      b.append('\n');
+    }
+    if (!apply && (report.chains().stream().anyMatch(r -> r.removedSegments() > 0)
+        || report.groupOffsetSnapshots().stream().anyMatch(r -> !r.removed().isEmpty()))) {
       b.append("dry run: nothing was removed; run again with --apply to remove it\n");
     }
     return b.toString();
   }
 
   @Override
-  int conclude(List<ChainResult> report) {
-    List<ChainResult> refused = report.stream().filter(r -> r.refused() != null).toList();
+  int conclude(Report report) {
+    List<ChainResult> refused = report.chains().stream().filter(r -> r.refused() != null).toList();
     if (refused.isEmpty()) {
-      return ExitCodes.OK;
+      Optional<SnapshotResult> kept = report.groupOffsetSnapshots().stream().filter(r -> r.refused() != null)
+          .findFirst();
+      if (kept.isEmpty()) {
+        return ExitCodes.OK;
+      }
+      err().println("offload kafka gc: the group offset snapshots of " + kept.get().topic() + " (topic id "
+          + kept.get().topicId() + ") were left as they are: " + ErrorReporter.oneLine(kept.get().refused())
+          + ". Run offload kafka verify on the topic; the chains were collected");
+      return ExitCodes.DATA;
     }
     err().println("offload kafka gc: " + refused.size() + " chain(s) left as they are; first: "
         + refused.get(0).describe() + ": " + ErrorReporter.oneLine(refused.get(0).refused())

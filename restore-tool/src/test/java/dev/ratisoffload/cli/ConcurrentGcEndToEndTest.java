@@ -208,8 +208,8 @@ class ConcurrentGcEndToEndTest {
   private static ObjectStore withoutS3ProxyTemporaries(StoreOptions options) {
     return new ForwardingObjectStore(options.open()) {
       @Override
-      public List<ObjectInfo> list(String prefix, String startAfter) {
-        return super.list(prefix, startAfter).stream().filter(o -> !S3PROXY_TEMPORARY.matcher(o.key()).find()).toList();
+      public List<ObjectInfo> list(String prefix, String startAfter, int maxKeys) {
+        return super.list(prefix, startAfter, maxKeys).stream().filter(o -> !S3PROXY_TEMPORARY.matcher(o.key()).find()).toList();
       }
     };
   }

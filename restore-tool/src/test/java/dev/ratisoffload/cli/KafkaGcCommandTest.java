@@ -87,7 +87,9 @@ class KafkaGcCommandTest {
 
   @Test
   void gcTrimsTheChainAndVerifyListAndRestoreWorkOnWhatIsKept(@TempDir Path store) throws Exception {
-    assertEquals(0, Cli.run(backup(store)).code());
+    for (int run = 0; run < 3; run++) { // three group offset snapshots, all taken after every record
+      assertEquals(0, Cli.run(backup(store)).code());
+    }
     List<Path> before = files(store);
 
     Cli.Result dry = Cli.run(command(store, "kafka", "gc", "--keep-within", "1h"));
@@ -97,10 +99,13 @@ class KafkaGcCommandTest {
 
     Cli.Result applied = Cli.run(command(store, "kafka", "gc", "--keep-within", "1h", "--apply", "--json"));
     assertEquals(0, applied.code(), applied::toString);
-    JsonNode result = new ObjectMapper().readTree(applied.out()).get(0);
+    JsonNode result = new ObjectMapper().readTree(applied.out()).get("chains").get(0);
     long kept = result.get("keptFirst").asLong();
     assertTrue(result.get("applied").asBoolean() && kept > 0 && kept <= 20, applied::toString);
     assertEquals(kept - 1, result.get("removedLast").asLong());
+    JsonNode snapshots = new ObjectMapper().readTree(applied.out()).get("groupOffsetSnapshots").get(0);
+    assertEquals(3, snapshots.get("kept").asInt(), "snapshots taken after the kept window's start stay: " + applied);
+    assertEquals(0, snapshots.get("removed").size(), applied::toString);
 
     Cli.Result verify = Cli.run(command(store, "kafka", "verify"));
     assertEquals(0, verify.code(), verify::toString);
@@ -129,6 +134,8 @@ class KafkaGcCommandTest {
     assertEquals(0, trimming.code(), trimming::toString);
     long segments = files(store).stream().filter(p -> p.toString().endsWith(".segment")).count();
     assertEquals(1, segments, "only the newest segment stays");
+    assertEquals(2, files(store).stream().filter(p -> p.toString().endsWith(".snapshot")).count(),
+        "the newest snapshot at or before the kept window (the third backup's) and this backup's own stay");
     assertEquals(0, Cli.run(command(store, "kafka", "verify")).code());
   }
 

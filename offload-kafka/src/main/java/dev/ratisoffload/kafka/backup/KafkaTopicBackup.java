@@ -5,15 +5,13 @@ import dev.ratisoffload.kafka.KafkaClients;
 import dev.ratisoffload.kafka.KafkaOffloadException;
 import dev.ratisoffload.kafka.KafkaOffloadException.Kind;
 import dev.ratisoffload.kafka.format.BackupRecord;
+import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
-import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
 import dev.ratisoffload.kafka.format.SegmentWriters;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
-import dev.ratisoffload.kafka.read.PartitionChain;
 import dev.ratisoffload.kafka.read.SegmentSource;
-import dev.ratisoffload.kafka.read.StoredSegment;
 import dev.ratisoffload.kafka.read.TopicIncarnation;
 import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
@@ -75,6 +73,7 @@ public final class KafkaTopicBackup {
   private final SegmentSource source;
   private final TopicManifests manifests;
   private final SegmentUploader uploader;
+  private final ResumePoint resumePoint;
   private final AtomicBoolean running = new AtomicBoolean();
   private final FollowerPacing pacing = new FollowerPacing();
   private volatile KafkaConsumer<byte[], byte[]> consumer;
@@ -86,6 +85,7 @@ public final class KafkaTopicBackup {
     this.source = new SegmentSource(store);
     this.manifests = new TopicManifests(source, Clock.systemUTC());
     this.uploader = new SegmentUploader(store, settings.brokerTimeout());
+    this.resumePoint = new ResumePoint(source);
   }
 
   /**
@@ -156,17 +156,14 @@ public final class KafkaTopicBackup {
       TopicInspector.TopicState topic = inspector.describe();
       Uuid topicId = topic.topicId();
       List<Integer> partitions = choosePartitions(topic.partitions());
-      KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic());
-      refuseOtherIncarnation(catalog, topicId);
+      refuseOtherIncarnation(topicId);
       Optional<TopicManifests.Versioned> stored = manifests.newest(settings.cluster(), settings.topic(), topicId);
       refuseIsolationChange(stored);
       TopicManifests.Versioned manifest = manifests.ensure(describeManifest(topic, inspector), stored);
-      TopicIncarnation incarnation = catalog.incarnation(settings.topic(), topicId)
-          .orElse(new TopicIncarnation(settings.cluster(), settings.topic(), topicId, List.of(), new TreeMap<>()));
       Run run = new Run(inspector, topic, manifest, startNanos,
           new GroupOffsetsRecorder(admin, store, settings, topicId, Clock.systemUTC()));
       try {
-        return run.execute(incarnation, partitions);
+        return run.execute(partitions);
       } catch (RuntimeException e) {
         if (!pacing.stopRequested()) {
           throw e;
@@ -213,7 +210,7 @@ public final class KafkaTopicBackup {
       this.writers = new SegmentWriters(); // last: nothing after it can fail and leave its compressor open
     }
 
-    BackupSummary execute(TopicIncarnation incarnation, List<Integer> partitions) {
+    BackupSummary execute(List<Integer> partitions) {
       // Closed before run() returns or throws: no put is in progress after it, and the writers'
       // compressor is freed (discarding the open segments afterwards does not touch it).
       try (uploads; writers) {
@@ -221,20 +218,19 @@ public final class KafkaTopicBackup {
             new ByteArrayDeserializer());
         consumer = c;
         try {
-          return execute(c, incarnation, partitions);
+          return execute(c, partitions);
         } finally {
           KafkaClients.closeAtOnce(c);
         }
       }
     }
 
-    private BackupSummary execute(KafkaConsumer<byte[], byte[]> c, TopicIncarnation incarnation,
-        List<Integer> partitions) {
+    private BackupSummary execute(KafkaConsumer<byte[], byte[]> c, List<Integer> partitions) {
       try {
         if (pacing.stopRequested()) {
           return summary(BackupSummary.Ending.STOPPED);
         }
-        addPartitions(c, incarnation, partitions);
+        addPartitions(c, true, partitions);
         if (!settings.follow()) {
           targets.putAll(endOffsets(c, cursors.keySet()));
         }
@@ -452,23 +448,25 @@ public final class KafkaTopicBackup {
           added.add(p);
         }
         LOG.info("topic {} now has {} partitions; backing up {} too", settings.topic(), now.partitions(), added);
-        addPartitions(c, new TopicIncarnation(settings.cluster(), settings.topic(), topicId, List.of(),
-            new TreeMap<>()), added);
+        addPartitions(c, false, added);
       }
       topic = now;
       manifest = manifests.ensure(describeManifest(now, inspector), Optional.of(manifest));
     }
 
-    /** Assigns partitions and positions each where its chain continues (or at its start). */
-    private void addPartitions(KafkaConsumer<byte[], byte[]> c, TopicIncarnation incarnation,
-        List<Integer> partitions) {
+    /**
+     * Assigns partitions and positions each where its stored chain continues (when {@code continueChains})
+     * or at its start.
+     */
+    private void addPartitions(KafkaConsumer<byte[], byte[]> c, boolean continueChains, List<Integer> partitions) {
       List<TopicPartition> assignment = new ArrayList<>(c.assignment());
       List<TopicPartition> fromStart = new ArrayList<>();
-      Map<Integer, ChainTail> tails = new HashMap<>();
+      Map<Integer, ResumePoint.ChainTail> tails = new HashMap<>();
       for (int p : partitions) {
         TopicPartition tp = new TopicPartition(settings.topic(), p);
         assignment.add(tp);
-        Optional<ChainTail> tail = tail(incarnation.partition(p));
+        Optional<ResumePoint.ChainTail> tail = continueChains
+            ? resumePoint.find(settings.cluster(), settings.topic(), topicId, p) : Optional.empty();
         if (tail.isPresent()) {
           tails.put(p, tail.get());
         } else {
@@ -489,24 +487,6 @@ public final class KafkaTopicBackup {
               settings.segmentBytes()));
         }
       }
-    }
-
-    /** Where a chain continues, after proving its last segment intact. */
-    private Optional<ChainTail> tail(PartitionChain chain) {
-      Optional<StoredSegment> last = chain.last();
-      if (last.isEmpty()) {
-        return Optional.empty();
-      }
-      chain.breaks().forEach(b -> LOG.warn("{}; `offload kafka verify` reports it", b.describe()));
-      SegmentHeader header;
-      try {
-        header = source.verify(last.get());
-      } catch (IntegrityException e) {
-        throw new KafkaOffloadException(Kind.INCONSISTENT, "cannot continue the chain of " + chain.describe()
-            + ": its last segment is damaged (" + e.getMessage() + "). Nothing was written. If the topic still"
-            + " holds those offsets, delete " + last.get().key() + " and run again to store them anew", e);
-      }
-      return Optional.of(new ChainTail(header.lastOffset() + 1, header.sha256()));
     }
 
     private Map<Integer, Long> endOffsets(KafkaConsumer<byte[], byte[]> c, java.util.Collection<Integer> partitions) {
@@ -564,8 +544,6 @@ public final class KafkaTopicBackup {
     }
   }
 
-  private record ChainTail(long nextOffset, String lastSha256) {}
-
   private List<Integer> choosePartitions(int count) {
     if (settings.selectedPartitions().isEmpty()) {
       List<Integer> all = new ArrayList<>();
@@ -583,11 +561,18 @@ public final class KafkaTopicBackup {
     return settings.partitions();
   }
 
-  private void refuseOtherIncarnation(KafkaBackupCatalog catalog, Uuid topicId) {
-    if (settings.acceptRecreatedTopic() || catalog.incarnation(settings.topic(), topicId).isPresent()) {
+  /**
+   * Refuses to start a chain for a topic id when the store holds another incarnation of the topic. Two
+   * one-key listings decide it; the topic's whole tree is listed only to say what is refused.
+   */
+  private void refuseOtherIncarnation(Uuid topicId) {
+    if (settings.acceptRecreatedTopic()
+        || !store.list(KafkaLayout.topicIdPrefix(settings.cluster(), settings.topic(), topicId), "", 1).isEmpty()
+        || store.list(KafkaLayout.topicPrefix(settings.cluster(), settings.topic()), "", 1).isEmpty()) {
       return;
     }
-    List<TopicIncarnation> others = catalog.incarnations(settings.topic());
+    List<TopicIncarnation> others = KafkaBackupCatalog.scan(store, settings.cluster(), settings.topic())
+        .incarnations(settings.topic());
     if (!others.isEmpty()) {
       TopicIncarnation old = others.get(others.size() - 1);
       long segments = old.partitions().values().stream().mapToLong(ch -> ch.segments().size()).sum();

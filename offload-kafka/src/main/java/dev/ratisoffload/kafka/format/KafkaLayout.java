@@ -51,7 +51,7 @@ public final class KafkaLayout {
   }
 
   /** One incarnation: its manifests and its partitions' chains. */
-  private static String topicIdPrefix(String cluster, String topic, Uuid topicId) {
+  public static String topicIdPrefix(String cluster, String topic, Uuid topicId) {
     return topicPrefix(cluster, topic) + requireTopicId(topicId) + "/";
   }
 

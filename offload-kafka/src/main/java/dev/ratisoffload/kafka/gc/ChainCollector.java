@@ -43,15 +43,21 @@ public final class ChainCollector {
     this.retention = retention;
   }
 
+  SegmentSource source() {
+    return source;
+  }
+
   ObjectStore store() {
     return source.store();
   }
 
   /** Every chain of {@code topic} (of every topic when empty) of the cluster, one result per chain. */
   public List<ChainResult> collect(String cluster, Optional<String> topic, boolean apply) {
-    KafkaBackupCatalog catalog = topic.isPresent()
-        ? KafkaBackupCatalog.scan(source.store(), cluster, topic.get())
-        : KafkaBackupCatalog.scan(source.store(), cluster);
+    return collect(KafkaBackupCatalog.scan(source.store(), cluster, topic), apply);
+  }
+
+  /** Every chain of a catalog, one result per chain. */
+  public List<ChainResult> collect(KafkaBackupCatalog catalog, boolean apply) {
     List<ChainResult> results = new ArrayList<>();
     for (TopicIncarnation incarnation : catalog.incarnations()) {
       for (PartitionChain chain : incarnation.partitions().values()) {

@@ -43,6 +43,11 @@ public final class KafkaBackupCatalog {
     return build(cluster, store.list(KafkaLayout.topicPrefix(cluster, topic)));
   }
 
+  /** Every incarnation of {@code topic}, or every topic of the cluster when empty. */
+  public static KafkaBackupCatalog scan(ObjectStore store, String cluster, Optional<String> topic) {
+    return topic.isPresent() ? scan(store, cluster, topic.get()) : scan(store, cluster);
+  }
+
   /** Builds the catalog from a listing (keys outside the cluster's tree are ignored). */
   public static KafkaBackupCatalog build(String cluster, List<ObjectInfo> objects) {
     String prefix = KafkaLayout.clusterPrefix(cluster);

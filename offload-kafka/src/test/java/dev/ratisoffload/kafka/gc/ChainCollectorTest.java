@@ -6,12 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.kafka.KafkaOffloadException;
-import dev.ratisoffload.kafka.format.BackupRecord;
 import dev.ratisoffload.kafka.format.KafkaLayout;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
-import dev.ratisoffload.kafka.format.SegmentWriter;
-import dev.ratisoffload.kafka.format.SegmentWriter.EncodedSegment;
-import dev.ratisoffload.kafka.format.TimestampKind;
+import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.kafka.format.TopicManifest;
 import dev.ratisoffload.kafka.format.TopicManifestCodec;
 import dev.ratisoffload.kafka.read.BackupLister;
@@ -50,7 +47,6 @@ class ChainCollectorTest {
 
   private static final Uuid ID = Uuid.fromString("q1ZHO0DHRjS8G2cH1V6wrQ");
   private static final long T0 = Instant.parse("2026-01-01T00:00:00Z").toEpochMilli();
-  private static final long HOUR = 3_600_000L;
   private static final int SEGMENTS = 6;
 
   @TempDir
@@ -65,18 +61,8 @@ class ChainCollectorTest {
         List.of(), Instant.ofEpochMilli(T0), "t");
     store.putIfAbsent(new KafkaLayout.ManifestKey("c", "orders", ID, 1).key(),
         Content.of(TopicManifestCodec.encode(manifest)));
-    String previous = null;
-    for (int s = 0; s < SEGMENTS; s++) {
-      SegmentWriter w = new SegmentWriter(ID, 0, s * 10L, previous);
-      for (int i = 0; i < 10; i++) {
-        w.append(new BackupRecord(s * 10L + i, T0 + s * HOUR + i, TimestampKind.CREATE_TIME, null, new byte[] {1},
-            List.of()));
-      }
-      EncodedSegment segment = w.finish();
-      store.putIfAbsent(SegmentKey.of("c", "orders", segment.header()).key(), segment.content());
-      previous = segment.header().sha256();
-      segmentBytes = segment.header().objectSize();
-    }
+    List<SegmentHeader> headers = HourlyChain.write(store, ID, 0, 0, SEGMENTS, T0);
+    segmentBytes = headers.get(headers.size() - 1).objectSize();
   }
 
   private List<ChainResult> collect(ObjectStore on, ChainRetention retention, boolean apply) {
@@ -199,7 +185,7 @@ class ChainCollectorTest {
 
     ObjectStore unlistable = new ForwardingObjectStore(store) {
       @Override
-      public List<ObjectInfo> list(String prefix, String startAfter) {
+      public List<ObjectInfo> list(String prefix, String startAfter, int maxKeys) {
         throw new StoreUnavailableException("simulated outage listing " + prefix, null);
       }
     };

@@ -2,17 +2,14 @@ package dev.ratisoffload.kafka.read;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.ratisoffload.kafka.RequestCountingStore;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
 import dev.ratisoffload.store.DirectoryObjectStore;
-import dev.ratisoffload.store.ForwardingObjectStore;
-import dev.ratisoffload.store.ObjectInfo;
-import dev.ratisoffload.store.ObjectStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +36,7 @@ class ChainFollowerListingTest {
 
   @Test
   void aFollowerResumingInsideTheChainListsOnlyWhatIsNewAfterItsFirstPoll(@TempDir Path dir) throws IOException {
-    CountingStore store = new CountingStore(new DirectoryObjectStore(dir));
+    RequestCountingStore store = new RequestCountingStore(new DirectoryObjectStore(dir));
     writeSegments(dir, 0, 50);
     ChainFollower follower = new ChainFollower(store, "c", "orders", TOPIC_ID, 0, Optional.of(30L));
     List<StoredSegment> first = follower.poll();
@@ -49,11 +46,11 @@ class ChainFollowerListingTest {
     store.reset();
     writeSegments(dir, 50, 52);
     assertEquals(List.of(50L, 51L), follower.poll().stream().map(StoredSegment::firstOffset).toList());
-    assertEquals(new PollCost(1, 2), store.cost());
+    assertEquals(new PollCost(1, 2), new PollCost(store.requests(), store.objectsListed()));
   }
 
   private static PollCost costOfAPollAfterTheFirst(Path dir, int segments) throws IOException {
-    CountingStore store = new CountingStore(new DirectoryObjectStore(dir));
+    RequestCountingStore store = new RequestCountingStore(new DirectoryObjectStore(dir));
     writeSegments(dir, 0, segments);
     ChainFollower follower = new ChainFollower(store, "c", "orders", TOPIC_ID, 0, Optional.empty());
     assertEquals(segments, follower.poll().size());
@@ -61,7 +58,7 @@ class ChainFollowerListingTest {
     store.reset();
     List<StoredSegment> next = follower.poll();
     assertEquals(List.of((long) segments), next.stream().map(StoredSegment::firstOffset).toList());
-    return store.cost();
+    return new PollCost(store.requests(), store.objectsListed());
   }
 
   /** Empty objects at the keys of one-record segments {@code from} to {@code to - 1}. */
@@ -70,37 +67,6 @@ class ChainFollowerListingTest {
       Path file = root.resolve(new SegmentKey("c", "orders", TOPIC_ID, 0, offset, offset).key());
       Files.createDirectories(file.getParent());
       Files.createFile(file);
-    }
-  }
-
-  private static final class CountingStore extends ForwardingObjectStore {
-    private int requests;
-    private int objectsListed;
-
-    CountingStore(ObjectStore delegate) {
-      super(delegate);
-    }
-
-    @Override
-    protected <T> T call(String key, Supplier<T> request) {
-      requests++;
-      return request.get();
-    }
-
-    @Override
-    public List<ObjectInfo> list(String prefix, String startAfter) {
-      List<ObjectInfo> listed = super.list(prefix, startAfter);
-      objectsListed += listed.size();
-      return listed;
-    }
-
-    void reset() {
-      requests = 0;
-      objectsListed = 0;
-    }
-
-    PollCost cost() {
-      return new PollCost(requests, objectsListed);
     }
   }
 }
