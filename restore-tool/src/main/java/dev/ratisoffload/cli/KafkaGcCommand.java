@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.kafka.format.TopicSelection;
 import dev.ratisoffload.kafka.gc.ChainCollector;
 import dev.ratisoffload.kafka.gc.ChainResult;
 import dev.ratisoffload.kafka.gc.ChainRetention;
@@ -40,7 +41,12 @@ final class KafkaGcCommand extends KafkaReportCommand<List<ChainResult>> impleme
   private boolean apply;
 
   @Override
-  List<ChainResult> read(ObjectStore store, String cluster, Optional<String> topic) {
+  List<ChainResult> read(ObjectStore store, String cluster, Optional<TopicSelection> topics) {
+    if (topics.isPresent() && !topics.get().isSingle()) {
+      throw new ParameterException(spec.commandLine(), "kafka gc takes one --topic, or none for every topic, not "
+          + topics.get() + ": run it once per topic. Nothing was changed");
+    }
+    Optional<String> topic = topics.map(TopicSelection::single);
     ChainRetention retention = retentionOptions.retention(spec)
         .orElseThrow(() -> new ParameterException(spec.commandLine(), "say what to keep: --keep-within DURATION,"
             + " --keep-bytes SIZE, or both"));
