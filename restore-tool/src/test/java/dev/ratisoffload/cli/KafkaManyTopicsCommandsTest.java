@@ -64,6 +64,14 @@ class KafkaManyTopicsCommandsTest {
     assertEquals(0, pattern.code(), pattern::toString);
     assertTrue(pattern.out().contains("\"us.orders\"") && !pattern.out().contains("eu."), pattern::toString);
 
+    Cli.Result none = Cli.run(command(store, "kafka", "backup", "--topic-pattern", "eu"));
+    assertEquals(2, none.code(), none::toString);
+    assertTrue(none.err().contains("no topic on the cluster at ") && none.err().contains("matches"), none::toString);
+    Cli.Result someOf = Cli.run(command(store, "kafka", "backup", "--topic", "eu.orders", "--topic", "eu.clicks",
+        "--partitions", "0"));
+    assertEquals(2, someOf.code(), someOf::toString);
+    assertTrue(someOf.err().contains("--partitions chooses partitions of one topic"), someOf::toString);
+
     Cli.Result listed = Cli.run(command(store, "kafka", "list", "--topic-pattern", "eu\\..*"));
     assertEquals(0, listed.code(), listed::toString);
     assertTrue(listed.out().contains("topic eu.orders (id ") && listed.out().contains("topic eu.clicks (id ")
