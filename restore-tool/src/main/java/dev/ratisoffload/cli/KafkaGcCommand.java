@@ -4,11 +4,15 @@ import dev.ratisoffload.kafka.format.TopicSelection;
 import dev.ratisoffload.kafka.gc.ChainCollector;
 import dev.ratisoffload.kafka.gc.ChainResult;
 import dev.ratisoffload.kafka.gc.ChainRetention;
+import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
 import dev.ratisoffload.kafka.read.SegmentSource;
 import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.store.ObjectStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -42,15 +46,29 @@ final class KafkaGcCommand extends KafkaReportCommand<List<ChainResult>> impleme
 
   @Override
   List<ChainResult> read(ObjectStore store, String cluster, Optional<TopicSelection> topics) {
-    if (topics.isPresent() && !topics.get().isSingle()) {
-      throw new ParameterException(spec.commandLine(), "kafka gc takes one --topic, or none for every topic, not "
-          + topics.get() + ": run it once per topic. Nothing was changed");
-    }
-    Optional<String> topic = topics.map(TopicSelection::single);
     ChainRetention retention = retentionOptions.retention(spec)
         .orElseThrow(() -> new ParameterException(spec.commandLine(), "say what to keep: --keep-within DURATION,"
             + " --keep-bytes SIZE, or both"));
-    return new ChainCollector(new SegmentSource(store), retention).collect(cluster, topic, apply);
+    ChainCollector collector = new ChainCollector(new SegmentSource(store), retention);
+    if (topics.isEmpty()) {
+      return collector.collect(cluster, Optional.empty(), apply);
+    }
+    // Topic by topic, each from a listing of its own tree: a stray object there still keeps its chains.
+    List<ChainResult> results = new ArrayList<>();
+    for (String topic : storedTopics(store, cluster, topics.get())) {
+      results.addAll(collector.collect(cluster, Optional.of(topic), apply));
+    }
+    return results;
+  }
+
+  /** The named topics, and the stored topics the pattern matches. */
+  private static Set<String> storedTopics(ObjectStore store, String cluster, TopicSelection topics) {
+    Set<String> chosen = new TreeSet<>(topics.names());
+    if (topics.hasPattern()) {
+      KafkaBackupCatalog.scan(store, cluster, Optional.of(topics)).incarnations()
+          .forEach(incarnation -> chosen.add(incarnation.topic()));
+    }
+    return chosen;
   }
 
   @Override

@@ -84,6 +84,11 @@ class KafkaManyTopicsCommandsTest {
     assertTrue(verified.out().contains("eu.clicks") && verified.out().contains("us.orders")
         && !verified.out().contains("eu.orders"), verified::toString);
 
+    Cli.Result gc = Cli.run(command(store, "kafka", "gc", "--topic-pattern", "eu\\..*", "--keep-bytes", "1"));
+    assertEquals(0, gc.code(), gc::toString);
+    assertTrue(gc.out().contains("eu.orders/1 (topic id ") && gc.out().contains("eu.clicks/0 (topic id ")
+        && !gc.out().contains("us.orders"), gc::toString);
+
     Cli.Result renamed = Cli.run(command(store, "kafka", "restore", "--topic", "eu.orders", "--topic", "eu.clicks",
         "--target-topic", "standby"));
     assertEquals(2, renamed.code(), renamed::toString);
