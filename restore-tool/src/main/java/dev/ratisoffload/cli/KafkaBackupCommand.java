@@ -3,9 +3,10 @@ package dev.ratisoffload.cli;
 import dev.ratisoffload.kafka.backup.BackupListener;
 import dev.ratisoffload.kafka.backup.BackupSettings;
 import dev.ratisoffload.kafka.backup.BackupSummary;
-import dev.ratisoffload.kafka.backup.KafkaTopicBackup;
+import dev.ratisoffload.kafka.backup.KafkaBackup;
 import dev.ratisoffload.kafka.backup.TerminalProgress;
 import dev.ratisoffload.kafka.format.GroupSelection;
+import dev.ratisoffload.kafka.format.TopicSelection;
 import dev.ratisoffload.kafka.gc.ChainCollector;
 import dev.ratisoffload.kafka.gc.ChainRetention;
 import dev.ratisoffload.kafka.gc.RetentionWhileBackingUp;
@@ -23,12 +24,14 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-/** {@code offload kafka backup}: one topic into the store, once or following it until stopped. */
+/** {@code offload kafka backup}: topics into the store, once or following them until stopped. */
 @Command(name = "backup",
     mixinStandardHelpOptions = true,
     description = {
-        "Reads every partition of a topic (or --partitions) with the Kafka consumer, assigning them itself "
-            + "(no consumer group), and stores each as a chain of segments under the --cluster name. A run "
+        "Reads every partition of the topics (or --partitions of one topic) with one Kafka consumer, assigning "
+            + "them itself (no consumer group), and stores each as a chain of segments under the --cluster name. "
+            + "Each topic keeps its own chains, manifests and group offsets. With --topic-pattern, topics created "
+            + "while following are backed up from the next check of the topics (every 30 s). A run "
             + "continues every chain after its last segment, which it verifies first, so a backup stopped "
             + "at any point and run again stores every record once.",
         "Without --follow it stops once every partition is stored up to where it ended at the start. "
@@ -49,7 +52,9 @@ import picocli.CommandLine.ParameterException;
         "      --store s3://backups/kafka --cluster orders-prod",
         "  offload kafka backup --bootstrap-server kafka1:9092 --topic orders --follow \\",
         "      --command-config client.properties --store file:///mnt/backups \\",
-        "      --cluster orders-prod"})
+        "      --cluster orders-prod",
+        "  offload kafka backup --bootstrap-server kafka1:9092 --topic-pattern 'orders\\..*' --follow \\",
+        "      --store s3://backups/kafka --cluster orders-prod"})
 final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Advising {
 
   @Mixin
@@ -58,8 +63,13 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
   @Mixin
   private KafkaClientOptions client;
 
-  @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "The topic to back up.")
-  private String topic;
+  @Option(names = "--topic", paramLabel = "TOPIC", description = "A topic to back up (repeatable).")
+  private List<String> topics = new ArrayList<>();
+
+  @Option(names = "--topic-pattern", paramLabel = "REGEX",
+      description = "Also back up every topic whose whole name this regular expression matches (internal topics"
+          + " such as __consumer_offsets never match); with --follow, topics created later too.")
+  private String topicPattern;
 
   @Option(names = "--cluster", required = true, paramLabel = "ID", converter = Converters.Cluster.class,
       description = "The name the backup is stored under (kafka/<ID>/<topic>/...), e.g. the Kafka cluster's.")
@@ -114,11 +124,11 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
       BackupListener listener = retention.map(r -> listener().alsoOnSegmentStored(new RetentionWhileBackingUp(
           new ChainCollector(new SegmentSource(store), r), warning -> err().println("offload kafka backup: " + warning))
           ::segmentStored)).orElseGet(this::listener);
-      KafkaTopicBackup backup = new KafkaTopicBackup(settings, store, listener);
+      KafkaBackup backup = new KafkaBackup(settings, store, listener);
       StopHandler.install(backup::requestStop, follow, "offload kafka backup", err());
-      BackupSummary summary = backup.run();
-      print(summary);
-      if (summary.ending() == BackupSummary.Ending.STOPPED && !follow) {
+      List<BackupSummary> summaries = backup.run();
+      print(summaries, settings.topics().isSingle());
+      if (!follow && summaries.stream().anyMatch(s -> s.ending() == BackupSummary.Ending.STOPPED)) {
         err().println("offload kafka backup: stopped by a signal before catching up; every chain"
             + " is intact and holds what was stored. Run the same command again to continue");
         return ExitCodes.UNAVAILABLE;
@@ -133,7 +143,7 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
           + isolation + "'");
     }
     try {
-      return BackupSettings.builder(client.bootstrapServers, topic, cluster)
+      return BackupSettings.builder(client.bootstrapServers, TopicSelection.of(topics, topicPattern), cluster)
           .partitions(partitions)
           .follow(follow)
           .readCommitted(isolation.equals("read_committed"))
@@ -165,16 +175,19 @@ final class KafkaBackupCommand extends StoreCommand implements ErrorReporter.Adv
     return new TerminalProgress(err, true);
   }
 
-  private void print(BackupSummary summary) {
+  /** One table over every topic; as JSON, the topic's summary, or an array of them for several topics. */
+  private void print(List<BackupSummary> summaries, boolean singleTopic) {
     PrintWriter out = out();
     if (output.json) {
-      Json.print(out, summary);
+      Json.print(out, singleTopic && summaries.size() == 1 ? summaries.get(0) : summaries);
       return;
     }
     Table table = new Table("TOPIC", "PARTITION", "SEGMENTS", "RECORDS", "HOLE OFFSETS", "STORED", "NEXT OFFSET");
-    for (BackupSummary.PartitionSummary p : summary.partitions()) {
-      table.row(summary.topic(), p.partition(), p.segmentsStored(), p.recordsStored(), p.holeOffsetsStored(),
-          ByteSizes.format(p.bytesStored()), p.nextOffset());
+    for (BackupSummary summary : summaries) {
+      for (BackupSummary.PartitionSummary p : summary.partitions()) {
+        table.row(summary.topic(), p.partition(), p.segmentsStored(), p.recordsStored(), p.holeOffsetsStored(),
+            ByteSizes.format(p.bytesStored()), p.nextOffset());
+      }
     }
     table.print(out);
   }

@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.kafka.format.TopicSelection;
 import dev.ratisoffload.kafka.gc.ChainCollector;
 import dev.ratisoffload.kafka.gc.ChainResult;
 import dev.ratisoffload.kafka.gc.ChainRetention;
@@ -9,8 +10,11 @@ import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
 import dev.ratisoffload.kafka.read.SegmentSource;
 import dev.ratisoffload.primitives.ByteSizes;
 import dev.ratisoffload.store.ObjectStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,14 +54,35 @@ final class KafkaGcCommand extends KafkaReportCommand<KafkaGcCommand.Report> imp
   private boolean apply;
 
   @Override
-  Report read(ObjectStore store, String cluster, Optional<String> topic) {
+  Report read(ObjectStore store, String cluster, Optional<TopicSelection> topics) {
     ChainRetention retention = retentionOptions.retention(spec)
         .orElseThrow(() -> new ParameterException(spec.commandLine(), "say what to keep: --keep-within DURATION,"
             + " --keep-bytes SIZE, or both"));
     SegmentSource source = new SegmentSource(store);
-    KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, cluster, topic);
-    List<ChainResult> chains = new ChainCollector(source, retention).collect(catalog, apply);
-    return new Report(chains, new SnapshotCollector(source).collect(catalog, chains, apply));
+    ChainCollector chainCollector = new ChainCollector(source, retention);
+    SnapshotCollector snapshotCollector = new SnapshotCollector(source);
+    // Topic by topic, each from a listing of its own tree: a stray object there still keeps its chains.
+    List<Optional<TopicSelection>> each = topics.isEmpty() ? List.of(Optional.empty())
+        : storedTopics(store, cluster, topics.get()).stream().map(t -> Optional.of(TopicSelection.of(t))).toList();
+    List<ChainResult> chains = new ArrayList<>();
+    List<SnapshotResult> snapshots = new ArrayList<>();
+    for (Optional<TopicSelection> topic : each) {
+      KafkaBackupCatalog catalog = KafkaBackupCatalog.scan(store, cluster, topic);
+      List<ChainResult> collected = chainCollector.collect(catalog, apply);
+      chains.addAll(collected);
+      snapshots.addAll(snapshotCollector.collect(catalog, collected, apply));
+    }
+    return new Report(chains, snapshots);
+  }
+
+  /** The named topics, and the stored topics the pattern matches. */
+  private static Set<String> storedTopics(ObjectStore store, String cluster, TopicSelection topics) {
+    Set<String> chosen = new TreeSet<>(topics.names());
+    if (topics.hasPattern()) {
+      KafkaBackupCatalog.scan(store, cluster, Optional.of(topics)).incarnations()
+          .forEach(incarnation -> chosen.add(incarnation.topic()));
+    }
+    return chosen;
   }
 
   @Override

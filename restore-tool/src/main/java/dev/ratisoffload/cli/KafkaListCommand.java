@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.kafka.format.TopicSelection;
 import dev.ratisoffload.kafka.read.BackupLister;
 import dev.ratisoffload.kafka.read.KafkaReports;
 import dev.ratisoffload.kafka.read.ListReport;
@@ -20,8 +21,8 @@ import picocli.CommandLine.Command;
 final class KafkaListCommand extends KafkaReportCommand<ListReport> {
 
   @Override
-  ListReport read(ObjectStore store, String cluster, Optional<String> topic) {
-    return new BackupLister(store, 8).list(cluster, topic);
+  ListReport read(ObjectStore store, String cluster, Optional<TopicSelection> topics) {
+    return topics.isPresent() ? new BackupLister(store, 8).list(cluster, topics.get()) : new BackupLister(store, 8).list(cluster, Optional.empty());
   }
 
   @Override

@@ -12,16 +12,21 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeSet;
 import org.apache.kafka.common.Uuid;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-/** {@code offload kafka restore}: a backed-up topic into a topic of a cluster, once or following the backup. */
+/**
+ * {@code offload kafka restore}: backed-up topics into topics of a cluster, one after the other, once; or one
+ * topic following its backup.
+ */
 @Command(name = "restore",
     mixinStandardHelpOptions = true,
     description = {
@@ -63,8 +68,11 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
       description = "The name the backup is stored under (the --cluster of offload kafka backup).")
   private String cluster;
 
-  @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "The backed-up topic to restore.")
-  private String topic;
+  @Option(names = "--topic", required = true, paramLabel = "TOPIC",
+      description = "A backed-up topic to restore (repeatable: several are restored one after the other, each into"
+          + " the topic of the same name, with one summary; not with --follow, --target-topic, --topic-id or"
+          + " --partitions).")
+  private List<String> topics = new ArrayList<>();
 
   @Option(names = "--topic-id", paramLabel = "UUID",
       description = "Which backup of the topic, when the store holds several (the topic was deleted and created"
@@ -128,19 +136,61 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
 
   @Override
   public Integer call() {
-    RestoreSettings settings = settings();
+    List<String> chosen = List.copyOf(new TreeSet<>(topics));
+    refuseSingleTopicOptions(chosen);
+    List<RestoreSettings> settings = chosen.stream().map(this::settings).toList();
     try (ObjectStore store = openStore()) {
-      KafkaTopicRestore restore = new KafkaTopicRestore(settings, store, new Reporter(err(),
-          progress.mode.enabled()));
-      if (follow) {
-        StopHandler.install(restore::requestStop, true, "offload kafka restore", err());
+      List<RestoreSummary> restored = new ArrayList<>();
+      for (RestoreSettings topic : settings) {
+        KafkaTopicRestore restore = new KafkaTopicRestore(topic, store, new Reporter(err(), progress.mode.enabled()));
+        if (follow) {
+          StopHandler.install(restore::requestStop, true, "offload kafka restore", err());
+        }
+        try {
+          restored.add(restore.run());
+        } catch (RuntimeException e) {
+          sayWhatHappenedToTheOthers(chosen, topic.topic(), restored);
+          throw e;
+        }
       }
-      print(restore.run());
+      print(restored);
       return ExitCodes.OK;
     }
   }
 
-  private RestoreSettings settings() {
+  /** Options that name one topic's target, backup or partitions cannot apply to several topics. */
+  private void refuseSingleTopicOptions(List<String> chosen) {
+    if (chosen.size() < 2) {
+      return;
+    }
+    Map<String, Boolean> single = new LinkedHashMap<>();
+    single.put("--target-topic", targetTopic != null);
+    single.put("--topic-id", topicId != null);
+    single.put("--partitions", !partitions.isEmpty());
+    single.put("--follow", follow);
+    single.forEach((option, given) -> {
+      if (given) {
+        throw new ParameterException(spec.commandLine(), option + " applies to one topic, but " + chosen.size()
+            + " topics were given (" + String.join(", ", chosen) + "): restore that topic on its own. Nothing was"
+            + " written");
+      }
+    });
+  }
+
+  /** Before the failure's own message: which topics were restored and which were not started. */
+  private void sayWhatHappenedToTheOthers(List<String> chosen, String failed, List<RestoreSummary> restored) {
+    if (chosen.size() < 2) {
+      return;
+    }
+    List<String> done = restored.stream().map(RestoreSummary::topic).toList();
+    List<String> notStarted = chosen.subList(chosen.indexOf(failed) + 1, chosen.size());
+    err().println("offload kafka restore: restoring topic " + failed + " failed (below); "
+        + (done.isEmpty() ? "no topic was restored before it" : "restored before it: " + String.join(", ", done))
+        + (notStarted.isEmpty() ? "" : "; not started: " + String.join(", ", notStarted)));
+    err().flush();
+  }
+
+  private RestoreSettings settings(String topic) {
     OffsetMode mode = switch (offsets.toLowerCase(Locale.ROOT)) {
       case "preserve" -> OffsetMode.PRESERVE;
       case "renumber" -> OffsetMode.RENUMBER;
@@ -170,17 +220,25 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
     }
   }
 
-  private void print(RestoreSummary summary) {
+  /** One table over every topic, then a line per topic; as JSON, the summary, or an array for several topics. */
+  private void print(List<RestoreSummary> summaries) {
     PrintWriter out = out();
     if (output.json) {
-      Json.print(out, summary);
+      Json.print(out, summaries.size() == 1 ? summaries.get(0) : summaries);
       return;
     }
     Table table = new Table("TOPIC", "PARTITION", "RECORDS RESTORED", "HOLE OFFSETS SKIPPED", "NEXT OFFSET");
-    for (RestoreSummary.PartitionSummary p : summary.partitions()) {
-      table.row(summary.targetTopic(), p.partition(), p.recordsRestored(), p.holeOffsetsSkipped(), p.nextOffset());
+    for (RestoreSummary summary : summaries) {
+      for (RestoreSummary.PartitionSummary p : summary.partitions()) {
+        table.row(summary.targetTopic(), p.partition(), p.recordsRestored(), p.holeOffsetsSkipped(), p.nextOffset());
+      }
     }
     table.print(out);
+    summaries.forEach(summary -> printLine(out, summary));
+    out.flush();
+  }
+
+  private static void printLine(PrintWriter out, RestoreSummary summary) {
     out.printf(Locale.ROOT, "%s %,d records of %s (topic id %s) into %s, offsets %s, in %.1f s%n",
         switch (summary.ending()) {
           case COMPLETE -> "restored";
@@ -190,7 +248,6 @@ final class KafkaRestoreCommand extends StoreCommand implements ErrorReporter.Ad
         summary.records(), Printable.of(summary.topic()), Printable.of(summary.topicId()),
         Printable.of(summary.targetTopic()), summary.offsets(),
         summary.seconds());
-    out.flush();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.ratisoffload.cli;
 
+import dev.ratisoffload.kafka.format.TopicSelection;
 import dev.ratisoffload.kafka.read.ChainVerifier;
 import dev.ratisoffload.kafka.read.KafkaReports;
 import dev.ratisoffload.kafka.read.VerifyReport;
@@ -23,8 +24,8 @@ import picocli.CommandLine.Command;
 final class KafkaVerifyCommand extends KafkaReportCommand<VerifyReport> implements ErrorReporter.Advising {
 
   @Override
-  VerifyReport read(ObjectStore store, String cluster, Optional<String> topic) {
-    return new ChainVerifier(store, 4).verify(cluster, topic);
+  VerifyReport read(ObjectStore store, String cluster, Optional<TopicSelection> topics) {
+    return topics.isPresent() ? new ChainVerifier(store, 4).verify(cluster, topics.get()) : new ChainVerifier(store, 4).verify(cluster, Optional.empty());
   }
 
   @Override

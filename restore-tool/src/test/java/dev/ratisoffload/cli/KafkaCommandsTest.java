@@ -47,6 +47,10 @@ class KafkaCommandsTest {
   }
 
   static void produce(String topic, int partitions, int perPartition) throws Exception {
+    produceTo(kafka, topic, partitions, perPartition);
+  }
+
+  static void produceTo(EmbeddedKafka kafka, String topic, int partitions, int perPartition) throws Exception {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
         kafka.bootstrapServers(), "max.in.flight.requests.per.connection", 1), new ByteArraySerializer(),
         new ByteArraySerializer())) {

@@ -38,7 +38,7 @@ final class BackupConsumerProperties {
   /** The consumer's properties: the user's, then the backup's own, which win. */
   static Map<String, Object> of(BackupSettings settings) {
     Map<String, Object> p = new HashMap<>();
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "offload-kafka-backup-" + settings.topic());
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "offload-kafka-backup-" + settings.label());
     // Kafka's consumer performance tool's receive buffer, not the client's 64 KiB: fewer reads per fetch.
     p.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 2 * 1024 * 1024);
     p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) settings.brokerTimeout().toMillis());

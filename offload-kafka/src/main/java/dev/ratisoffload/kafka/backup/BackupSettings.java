@@ -1,7 +1,7 @@
 package dev.ratisoffload.kafka.backup;
 
 import dev.ratisoffload.kafka.format.GroupSelection;
-import dev.ratisoffload.kafka.format.TopicNames;
+import dev.ratisoffload.kafka.format.TopicSelection;
 import dev.ratisoffload.primitives.ClusterIds;
 import java.time.Duration;
 import java.util.List;
@@ -11,10 +11,13 @@ import java.util.Optional;
 import java.util.TreeSet;
 
 /**
- * What one backup run does: which topic and partitions it reads from which brokers, into which
+ * What one backup run does: which topics and partitions it reads from which brokers, into which
  * cluster's tree, and how it cuts segments.
  *
- * @param partitions the partitions to back up; empty for all of them (and any added while following)
+ * @param topics the topics backed up, each as its own chains; a pattern's topics created while following
+ *     are picked up every {@code topicRecheckInterval}
+ * @param partitions the partitions to back up (of a single topic); empty for all of them (and any added
+ *     while following)
  * @param follow keep the backup current until stopped, instead of stopping once caught up
  * @param readCommitted read with {@code isolation.level=read_committed} (aborted transactional
  *     records become holes); false reads every record, aborted ones included
@@ -34,10 +37,12 @@ import java.util.TreeSet;
  * @param consumerGroups whose committed offsets are recorded: every group that committed an offset of the
  *     topic whose id matches one of these, entirely
  * @param groupOffsetsInterval follow mode: how often the groups' offsets are recorded (also once at a stop)
+ * @param topicRecheckInterval follow mode: how often the topics are described again, for added partitions,
+ *     changed configs and new topics a pattern matches
  */
 public record BackupSettings(
     String bootstrapServers,
-    String topic,
+    TopicSelection topics,
     String cluster,
     List<Integer> partitions,
     boolean follow,
@@ -50,20 +55,26 @@ public record BackupSettings(
     Duration progressInterval,
     Map<String, String> clientProperties,
     GroupSelection consumerGroups,
-    Duration groupOffsetsInterval) {
+    Duration groupOffsetsInterval,
+    Duration topicRecheckInterval) {
 
   public static final Duration DEFAULT_GROUP_OFFSETS_INTERVAL = Duration.ofMinutes(1);
   public static final long DEFAULT_SEGMENT_BYTES = 16L * 1024 * 1024;
   public static final Duration DEFAULT_SEGMENT_AGE = Duration.ofSeconds(30);
   public static final long DEFAULT_MEMORY_BUDGET = 256L * 1024 * 1024;
+  public static final Duration DEFAULT_TOPIC_RECHECK_INTERVAL = Duration.ofSeconds(30);
 
   public BackupSettings {
     if (bootstrapServers == null || bootstrapServers.isBlank()) {
       throw new IllegalArgumentException("bootstrap servers are required (HOST:PORT)");
     }
-    TopicNames.requireValid(topic);
+    Objects.requireNonNull(topics, "topics");
     ClusterIds.require(cluster);
     partitions = List.copyOf(new TreeSet<>(Objects.requireNonNull(partitions)));
+    if (!partitions.isEmpty() && !topics.isSingle()) {
+      throw new IllegalArgumentException("--partitions chooses partitions of one topic, but the backup reads "
+          + topics + ": back up those partitions in a backup of their topic alone");
+    }
     for (int p : partitions) {
       if (p < 0) {
         throw new IllegalArgumentException("invalid partition " + p + ": partitions are numbered from 0");
@@ -83,6 +94,24 @@ public record BackupSettings(
     clientProperties = Map.copyOf(clientProperties);
     Objects.requireNonNull(consumerGroups, "consumer groups");
     requirePositive(groupOffsetsInterval, "group offsets interval");
+    requirePositive(topicRecheckInterval, "topic recheck interval");
+  }
+
+  /** The one topic backed up; only for settings of a single topic ({@link #forTopic}). */
+  public String topic() {
+    return topics.single();
+  }
+
+  /** Names the backup's clients and threads: its topic, or the cluster name when it chooses several. */
+  String label() {
+    return topics.isSingle() ? topics.single() : cluster;
+  }
+
+  /** The same settings for one of the chosen topics. */
+  BackupSettings forTopic(String topic) {
+    return new BackupSettings(bootstrapServers, TopicSelection.of(topic), cluster, partitions, follow, readCommitted,
+        segmentBytes, segmentAge, memoryBudget, acceptRecreatedTopic, brokerTimeout, progressInterval,
+        clientProperties, consumerGroups, groupOffsetsInterval, topicRecheckInterval);
   }
 
   private static void requirePositive(Duration d, String what) {
@@ -92,13 +121,17 @@ public record BackupSettings(
   }
 
   public static Builder builder(String bootstrapServers, String topic, String cluster) {
-    return new Builder(bootstrapServers, topic, cluster);
+    return new Builder(bootstrapServers, TopicSelection.of(topic), cluster);
+  }
+
+  public static Builder builder(String bootstrapServers, TopicSelection topics, String cluster) {
+    return new Builder(bootstrapServers, topics, cluster);
   }
 
   /** Defaults: all partitions, one-shot, read_committed, 16 MiB / 30 s segments, 256 MiB of memory. */
   public static final class Builder {
     private final String bootstrapServers;
-    private final String topic;
+    private final TopicSelection topics;
     private final String cluster;
     private List<Integer> partitions = List.of();
     private boolean follow;
@@ -112,10 +145,11 @@ public record BackupSettings(
     private Map<String, String> clientProperties = Map.of();
     private GroupSelection consumerGroups = GroupSelection.ALL;
     private Duration groupOffsetsInterval = DEFAULT_GROUP_OFFSETS_INTERVAL;
+    private Duration topicRecheckInterval = DEFAULT_TOPIC_RECHECK_INTERVAL;
 
-    private Builder(String bootstrapServers, String topic, String cluster) {
+    private Builder(String bootstrapServers, TopicSelection topics, String cluster) {
       this.bootstrapServers = bootstrapServers;
-      this.topic = topic;
+      this.topics = topics;
       this.cluster = cluster;
     }
 
@@ -179,10 +213,15 @@ public record BackupSettings(
       return this;
     }
 
+    public Builder topicRecheckInterval(Duration interval) {
+      this.topicRecheckInterval = interval;
+      return this;
+    }
+
     public BackupSettings build() {
-      return new BackupSettings(bootstrapServers, topic, cluster, partitions, follow, readCommitted, segmentBytes,
+      return new BackupSettings(bootstrapServers, topics, cluster, partitions, follow, readCommitted, segmentBytes,
           segmentAge, memoryBudget, acceptRecreatedTopic, brokerTimeout, progressInterval,
-          clientProperties, consumerGroups, groupOffsetsInterval);
+          clientProperties, consumerGroups, groupOffsetsInterval, topicRecheckInterval);
     }
   }
 

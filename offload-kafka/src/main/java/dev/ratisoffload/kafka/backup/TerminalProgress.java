@@ -5,11 +5,15 @@ import dev.ratisoffload.kafka.format.SegmentHeader;
 import dev.ratisoffload.primitives.ByteSizes;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * Shows a backup's progress: on a terminal, one line per partition (records, bytes, lag, segments)
- * redrawn in place; elsewhere (a log file, a pipe), one summary line at most every 30 seconds.
+ * Shows a backup's progress: on a terminal, a line per topic and one per partition (records, bytes, lag,
+ * segments) redrawn in place; elsewhere (a log file, a pipe), one summary line per topic at most every 30
+ * seconds.
  */
 public final class TerminalProgress implements BackupListener {
 
@@ -17,7 +21,9 @@ public final class TerminalProgress implements BackupListener {
   private final PrintWriter out;
   private final boolean interactive;
   private int linesDrawn;
-  private long lastLine;
+  /** Each topic's newest progress, drawn together. */
+  private final Map<String, BackupProgress> latest = new TreeMap<>();
+  private final Map<String, Long> lastLine = new HashMap<>();
 
   public TerminalProgress(PrintWriter out, boolean interactive) {
     this.out = out;
@@ -28,10 +34,13 @@ public final class TerminalProgress implements BackupListener {
   public void progress(BackupProgress p) {
     if (interactive) {
       redraw(p);
-    } else if (lastLine == 0 || System.nanoTime() - lastLine >= QUIET_NANOS) {
-      out.println(summaryLine(p));
-      out.flush();
-      lastLine = System.nanoTime();
+    } else {
+      Long last = lastLine.get(p.topic());
+      if (last == null || System.nanoTime() - last >= QUIET_NANOS) {
+        out.println(summaryLine(p));
+        out.flush();
+        lastLine.put(p.topic(), System.nanoTime());
+      }
     }
   }
 
@@ -47,20 +56,25 @@ public final class TerminalProgress implements BackupListener {
     // shown through the counts of the next progress line
   }
 
-  private void redraw(BackupProgress p) {
+  private void redraw(BackupProgress progress) {
+    latest.put(progress.topic(), progress);
     StringBuilder b = new StringBuilder();
     if (linesDrawn > 0) {
       b.append("\033[").append(linesDrawn).append('F');
     }
-    b.append(summaryLine(p)).append("\033[K\n");
-    for (BackupProgress.PartitionProgress part : p.partitions()) {
-      b.append(String.format(Locale.ROOT, "  %s/%-5d records %,14d  %10s  lag %12s  segments %,7d  next offset %,d",
-          p.topic(), part.partition(), part.recordsRead(), ByteSizes.format(part.bytesRead()), lag(part.lag()),
-          part.segmentsStored(), part.position())).append("\033[K\n");
+    int lines = 0;
+    for (BackupProgress p : latest.values()) {
+      b.append(summaryLine(p)).append("\033[K\n");
+      for (BackupProgress.PartitionProgress part : p.partitions()) {
+        b.append(String.format(Locale.ROOT, "  %s/%-5d records %,14d  %10s  lag %12s  segments %,7d  next offset %,d",
+            p.topic(), part.partition(), part.recordsRead(), ByteSizes.format(part.bytesRead()), lag(part.lag()),
+            part.segmentsStored(), part.position())).append("\033[K\n");
+      }
+      lines += 1 + p.partitions().size();
     }
     out.print(b);
     out.flush();
-    linesDrawn = 1 + p.partitions().size();
+    linesDrawn = lines;
   }
 
   static String summaryLine(BackupProgress p) {

@@ -34,6 +34,10 @@ final class TopicInspector {
     this.timeout = timeout;
   }
 
+  String topic() {
+    return topic;
+  }
+
   TopicState describe() {
     TopicDescription d = await(admin.describeTopics(List.of(topic)).topicNameValues().get(topic), "describe topic");
     int replication = d.partitions().isEmpty() ? 1 : d.partitions().get(0).replicas().size();

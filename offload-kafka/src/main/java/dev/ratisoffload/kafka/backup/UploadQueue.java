@@ -39,11 +39,14 @@ final class UploadQueue implements AutoCloseable {
   /** A segment the store now holds. */
   record Stored(SegmentKey key, EncodedSegment segment) {}
 
+  /** One topic's partition: the unit whose segments are stored in order. */
+  private record Chain(String topic, int partition) {}
+
   private final SegmentUploader uploader;
   private final ExecutorService executor;
-  private final Map<Integer, ArrayDeque<Stored>> waiting = new HashMap<>();
+  private final Map<Chain, ArrayDeque<Stored>> waiting = new HashMap<>();
   /** Partitions with a task on the executor: it stores their waiting segments, in order. */
-  private final Set<Integer> active = new HashSet<>();
+  private final Set<Chain> active = new HashSet<>();
   private final List<Stored> stored = new ArrayList<>();
   private int pending;
   private RuntimeException failure;
@@ -65,11 +68,11 @@ final class UploadQueue implements AutoCloseable {
     if (failure != null) {
       return;
     }
-    int partition = key.partition();
-    waiting.computeIfAbsent(partition, p -> new ArrayDeque<>()).add(new Stored(key, segment));
+    Chain chain = new Chain(key.topic(), key.partition());
+    waiting.computeIfAbsent(chain, c -> new ArrayDeque<>()).add(new Stored(key, segment));
     pending++;
-    if (active.add(partition)) {
-      executor.execute(() -> storePartition(partition));
+    if (active.add(chain)) {
+      executor.execute(() -> storePartition(chain));
     }
   }
 
@@ -135,7 +138,7 @@ final class UploadQueue implements AutoCloseable {
   }
 
   /** Runs on a store thread: stores the partition's waiting segments until none is left. */
-  private void storePartition(int partition) {
+  private void storePartition(Chain partition) {
     while (true) {
       Stored next;
       synchronized (this) {

@@ -51,11 +51,6 @@ public final class ChainCollector {
     return source.store();
   }
 
-  /** Every chain of {@code topic} (of every topic when empty) of the cluster, one result per chain. */
-  public List<ChainResult> collect(String cluster, Optional<String> topic, boolean apply) {
-    return collect(KafkaBackupCatalog.scan(source.store(), cluster, topic), apply);
-  }
-
   /** Every chain of a catalog, one result per chain. */
   public List<ChainResult> collect(KafkaBackupCatalog catalog, boolean apply) {
     List<ChainResult> results = new ArrayList<>();

@@ -10,6 +10,7 @@ import dev.ratisoffload.store.ObjectStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import dev.ratisoffload.kafka.format.TopicSelection;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -28,9 +29,15 @@ public final class BackupLister {
   }
 
   public ListReport list(String cluster, Optional<String> topic) {
-    KafkaBackupCatalog catalog = topic.isPresent()
-        ? KafkaBackupCatalog.scan(source.store(), cluster, topic.get())
-        : KafkaBackupCatalog.scan(source.store(), cluster);
+    return list(cluster, KafkaBackupCatalog.scan(source.store(), cluster, topic.map(TopicSelection::of)));
+  }
+
+  /** Only the chosen topics. */
+  public ListReport list(String cluster, TopicSelection topics) {
+    return list(cluster, KafkaBackupCatalog.scan(source.store(), cluster, Optional.of(topics)));
+  }
+
+  private ListReport list(String cluster, KafkaBackupCatalog catalog) {
     List<String> problems = new ArrayList<>();
     catalog.strayKeys().forEach(k -> problems.add("unexpected object " + k));
     ExecutorService pool = Executors.newFixedThreadPool(parallelism, DaemonThreads.named("kafka-list"));

@@ -13,6 +13,7 @@ import dev.ratisoffload.store.IntegrityException;
 import dev.ratisoffload.store.ObjectStore;
 import java.util.ArrayList;
 import java.util.List;
+import dev.ratisoffload.kafka.format.TopicSelection;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,9 +50,15 @@ public final class ChainVerifier {
 
   /** Verifies every topic of the cluster, or only {@code topic} when it is present. */
   public VerifyReport verify(String cluster, Optional<String> topic) {
-    KafkaBackupCatalog catalog = topic.isPresent()
-        ? KafkaBackupCatalog.scan(source.store(), cluster, topic.get())
-        : KafkaBackupCatalog.scan(source.store(), cluster);
+    return verify(cluster, KafkaBackupCatalog.scan(source.store(), cluster, topic.map(TopicSelection::of)));
+  }
+
+  /** Only the chosen topics. */
+  public VerifyReport verify(String cluster, TopicSelection topics) {
+    return verify(cluster, KafkaBackupCatalog.scan(source.store(), cluster, Optional.of(topics)));
+  }
+
+  private VerifyReport verify(String cluster, KafkaBackupCatalog catalog) {
     List<String> problems = new ArrayList<>();
     for (String key : catalog.strayKeys()) {
       problems.add("unexpected object " + key + ": not a segment or topic manifest name (renamed or foreign?)");

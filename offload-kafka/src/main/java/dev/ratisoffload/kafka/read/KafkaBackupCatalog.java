@@ -1,6 +1,7 @@
 package dev.ratisoffload.kafka.read;
 
 import dev.ratisoffload.kafka.format.KafkaLayout;
+import dev.ratisoffload.kafka.format.TopicSelection;
 import dev.ratisoffload.kafka.format.KafkaLayout.ChainStartKey;
 import dev.ratisoffload.kafka.format.KafkaLayout.ManifestKey;
 import dev.ratisoffload.kafka.format.KafkaLayout.SegmentKey;
@@ -43,9 +44,24 @@ public final class KafkaBackupCatalog {
     return build(cluster, store.list(KafkaLayout.topicPrefix(cluster, topic)));
   }
 
-  /** Every incarnation of {@code topic}, or every topic of the cluster when empty. */
-  public static KafkaBackupCatalog scan(ObjectStore store, String cluster, Optional<String> topic) {
-    return topic.isPresent() ? scan(store, cluster, topic.get()) : scan(store, cluster);
+  /**
+   * Every incarnation of the chosen topics, or of every topic when none are chosen: each named topic's tree
+   * is listed alone; with a pattern the cluster's whole tree is, and keys that name no object are then not
+   * reported (they cannot be told to belong to a chosen topic).
+   */
+  public static KafkaBackupCatalog scan(ObjectStore store, String cluster, Optional<TopicSelection> topics) {
+    if (topics.isEmpty()) {
+      return scan(store, cluster);
+    }
+    TopicSelection selection = topics.get();
+    if (!selection.hasPattern()) {
+      List<ObjectInfo> objects = new ArrayList<>();
+      selection.names().forEach(topic -> objects.addAll(store.list(KafkaLayout.topicPrefix(cluster, topic))));
+      return build(cluster, objects);
+    }
+    KafkaBackupCatalog all = scan(store, cluster);
+    return new KafkaBackupCatalog(cluster,
+        all.incarnations.stream().filter(i -> selection.matches(i.topic())).toList(), List.of());
   }
 
   /** Builds the catalog from a listing (keys outside the cluster's tree are ignored). */

@@ -16,6 +16,7 @@ import dev.ratisoffload.kafka.read.ChainFollower;
 import dev.ratisoffload.kafka.read.ChainVerifier;
 import dev.ratisoffload.kafka.read.KafkaReports;
 import dev.ratisoffload.kafka.read.ListReport;
+import dev.ratisoffload.kafka.read.KafkaBackupCatalog;
 import dev.ratisoffload.kafka.read.SegmentSource;
 import dev.ratisoffload.kafka.read.StoredSegment;
 import dev.ratisoffload.kafka.read.VerifyReport;
@@ -66,7 +67,7 @@ class ChainCollectorTest {
   }
 
   private List<ChainResult> collect(ObjectStore on, ChainRetention retention, boolean apply) {
-    return new ChainCollector(new SegmentSource(on), retention).collect("c", Optional.of("orders"), apply);
+    return new ChainCollector(new SegmentSource(on), retention).collect(KafkaBackupCatalog.scan(on, "c", "orders"), apply);
   }
 
   private static ChainRetention within(Duration d) {
