@@ -46,29 +46,34 @@ public final class StoreConformance {
   private static final int OBJECT_SIZE = 1000;
 
   private final ObjectStore store;
+  private final String scratchParent;
   private final String scratch;
   private final Optional<S3ConformanceProbes> s3;
 
-  private StoreConformance(ObjectStore store) {
+  private StoreConformance(ObjectStore store, String scratchParent) {
     this.store = store;
-    this.scratch = SCRATCH_ROOT + UUID.randomUUID() + "/";
+    this.scratchParent = scratchParent;
+    this.scratch = scratchParent + UUID.randomUUID() + "/";
     this.s3 = store instanceof S3ObjectStore s3Store ? Optional.of(new S3ConformanceProbes(s3Store))
         : Optional.empty();
   }
 
-  /** Every property. */
+  /** Every property, under {@value #SCRATCH_ROOT}. */
   public static ConformanceReport check(ObjectStore store) {
-    return check(store, EnumSet.allOf(ConformanceProperty.class));
+    return check(store, EnumSet.allOf(ConformanceProperty.class), SCRATCH_ROOT);
   }
 
   /**
    * The given properties, in {@link ConformanceProperty} order.
    *
+   * @param scratchParent the scratch objects go under {@code scratchParent<random>/} (a prefix ending
+   *     in '/', or a key's start, such as {@code ratis/probes/cluster/peer-})
    * @throws StoreException when the store cannot be written at all (unreachable, access denied), after
    *     removing what was written
    */
-  public static ConformanceReport check(ObjectStore store, Set<ConformanceProperty> properties) {
-    return new StoreConformance(store).run(properties);
+  public static ConformanceReport check(ObjectStore store, Set<ConformanceProperty> properties,
+      String scratchParent) {
+    return new StoreConformance(store, scratchParent).run(properties);
   }
 
   private ConformanceReport run(Set<ConformanceProperty> properties) {
@@ -268,7 +273,9 @@ public final class StoreConformance {
   private void removeEmptyDirectories(Path root) {
     try {
       Files.deleteIfExists(root.resolve(scratch));
-      Files.deleteIfExists(root.resolve(SCRATCH_ROOT));
+      if (scratchParent.endsWith("/")) {
+        Files.deleteIfExists(root.resolve(scratchParent));
+      }
     } catch (IOException e) {
       // Not empty (another check running, or an object that could not be deleted): leave it.
     }

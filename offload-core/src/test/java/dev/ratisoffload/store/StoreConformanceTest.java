@@ -90,7 +90,8 @@ class StoreConformanceTest {
   void withChecksumsSentOnlyWhenRequiredTheChecksumPropertyIsNotApplicable() {
     try (S3ObjectStore store = s3Store(S3ObjectStoreTest.settings(s3, s3.secretKey())
         .checksum(S3Settings.ChecksumMode.WHEN_REQUIRED))) {
-      ConformanceReport report = StoreConformance.check(store, EnumSet.of(ConformanceProperty.CHECKSUM));
+      ConformanceReport report = StoreConformance.check(store, EnumSet.of(ConformanceProperty.CHECKSUM),
+          StoreConformance.SCRATCH_ROOT);
       assertEquals(Verdict.NOT_APPLICABLE, report.results().get(0).verdict(), report.toString());
     }
   }
