@@ -10,6 +10,9 @@ import java.util.Map;
  */
 public final class ConformanceExpectations {
 
+  /** The MinIO release the MinIO tests run and the compatibility table names. */
+  public static final String MINIO_IMAGE = "minio/minio:RELEASE.2025-04-22T22-12-26Z";
+
   private ConformanceExpectations() {}
 
   /**

@@ -14,11 +14,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 @Testcontainers(disabledWithoutDocker = true)
 class MinioConformanceTest extends LiveStoreConformanceContract {
 
-  /** The MinIO release the compatibility table in docs/design.md names. */
-  static final String IMAGE = "minio/minio:RELEASE.2025-04-22T22-12-26Z";
-
   @Container
-  static final MinIOContainer MINIO = new MinIOContainer(IMAGE);
+  static final MinIOContainer MINIO = new MinIOContainer(ConformanceExpectations.MINIO_IMAGE);
 
   @BeforeAll
   static void openStore() {
