@@ -44,6 +44,8 @@ public final class StoreConformance {
       ConformanceProperty.ENCRYPTION);
 
   private static final int OBJECT_SIZE = 1000;
+  private static final int CONFLICT_RETRIES = 3;
+  private static final long CONFLICT_BACKOFF_MILLIS = 100;
 
   private final ObjectStore store;
   private final String scratchParent;
@@ -153,7 +155,7 @@ public final class StoreConformance {
         byte[] bytes = pattern(OBJECT_SIZE, 10 + i);
         outcomes.add(writers.submit(() -> {
           start.await();
-          return store.putIfAbsent(key, Content.of(bytes));
+          return putRetryingConflicts(key, Content.of(bytes));
         }));
       }
       start.countDown();
@@ -182,6 +184,23 @@ public final class StoreConformance {
       throw new StoreUnavailableException("interrupted while checking concurrent writers", e);
     } finally {
       writers.shutdownNow();
+    }
+  }
+
+  /**
+   * AWS S3 may answer a conditional write racing another with 409 (ConditionalRequestConflict), to be
+   * retried: the retry is then refused or wins like any other writer, as a publish's retry would be.
+   */
+  private PutOutcome putRetryingConflicts(String key, Content content) throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return store.putIfAbsent(key, content);
+      } catch (StoreUnavailableException e) {
+        if (attempt == CONFLICT_RETRIES) {
+          throw e;
+        }
+        Thread.sleep(CONFLICT_BACKOFF_MILLIS * attempt); // let the racing write finish
+      }
     }
   }
 

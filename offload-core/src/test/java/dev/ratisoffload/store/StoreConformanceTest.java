@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ratisoffload.store.ConformanceResult.Verdict;
+import dev.ratisoffload.store.ObjectStore.PutOutcome;
 import dev.ratisoffload.testkit.EmbeddedS3;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -70,6 +71,25 @@ class StoreConformanceTest {
     assertEquals(Verdict.PASS, ConformanceExpectations.verdicts(report).get(ConformanceProperty.RANGED_READ),
         "one failure does not spill into the next check: " + report);
     assertFalse(report.conformant());
+  }
+
+  @Test
+  void racingWritersThatTheStoreAsksToRetryStillCountAsOneWinner() throws IOException {
+    // AWS S3 may answer a conditional write racing another with 409, which the S3 store reports as unavailable
+    java.util.concurrent.atomic.AtomicInteger conflicts = new java.util.concurrent.atomic.AtomicInteger();
+    ObjectStore store = new ForwardingObjectStore(new DirectoryObjectStore(Files.createDirectories(tmp.resolve("r")))) {
+      @Override
+      public PutOutcome putIfAbsent(String key, Content content) {
+        if (key.endsWith("/concurrent") && conflicts.incrementAndGet() <= 4) {
+          throw new StoreUnavailableException("cannot write " + key + ": ConditionalRequestConflict (HTTP 409)", null);
+        }
+        return delegate.putIfAbsent(key, content);
+      }
+    };
+    ConformanceReport report = StoreConformance.check(store,
+        EnumSet.of(ConformanceProperty.CONCURRENT_PUT_IF_ABSENT), StoreConformance.SCRATCH_ROOT);
+    assertEquals(Verdict.PASS, report.results().get(0).verdict(), report.toString());
+    assertTrue(conflicts.get() > 4, "the refused writers tried again");
   }
 
   @Test
