@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -337,7 +338,8 @@ class RunbookCommandsTest {
         }
         List<String> words = List.of(line.text().split("\\s+")); // offload SUBCOMMAND ...
         long started = System.nanoTime();
-        String step = words.get(1).equals("kafka") ? "kafka " + words.get(2) : words.get(1);
+        String step = Set.of("kafka", "store").contains(words.get(1)) ? words.get(1) + " " + words.get(2)
+            : words.get(1);
         switch (step) {
           case "status", "list", "verify" -> {
             publish(configurations);
@@ -347,6 +349,8 @@ class RunbookCommandsTest {
                   line + " names group " + group + "\n" + run);
             }
           }
+          case "store check" -> assertTrue(run(arguments(line.text())).out()
+              .contains("has every property publishing relies on"));
           case "restore" -> restoreEveryPeerAndStart(line);
           case "kafka backup" -> kafkaBackup(line);
           case "kafka list" -> {

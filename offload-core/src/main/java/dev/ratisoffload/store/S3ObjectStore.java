@@ -379,7 +379,20 @@ public final class S3ObjectStore implements ObjectStore {
     s3.close();
   }
 
-  private String fullKey(String key) {
+  /** For {@link S3ConformanceProbes}: what the store interface does not expose. */
+  S3Client client() {
+    return s3;
+  }
+
+  String bucket() {
+    return bucket;
+  }
+
+  S3Settings settings() {
+    return settings;
+  }
+
+  String fullKey(String key) {
     return prefix + ObjectKeys.requireValid(key);
   }
 

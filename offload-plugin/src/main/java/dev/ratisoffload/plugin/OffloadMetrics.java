@@ -38,6 +38,7 @@ final class OffloadMetrics {
   private final Gauge lastPublishedIndex;
   private final Gauge lastSuccess;
   private final Gauge storeUp;
+  private final Gauge storeConformant;
   private final Histogram duration;
   private final Histogram payload;
   private final Counter uploadedBytes;
@@ -87,6 +88,9 @@ final class OffloadMetrics {
         .labelNames("group").register(registry);
     storeUp = Gauge.build("ratis_offload_store_up",
         "1 if the last operation on the store succeeded, 0 if it could not be reached.").register(registry);
+    storeConformant = Gauge.build("ratis_offload_store_conformant",
+        "1 if the start-up check found every store property publishing relies on, 0 otherwise.")
+        .register(registry);
     duration = Histogram.build("ratis_offload_publish_duration_seconds", "Duration of successful publishes.")
         .labelNames("group").buckets(0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600).register(registry);
     payload = Histogram.build("ratis_offload_payload_bytes", "Snapshot bytes of each published generation.")
@@ -180,6 +184,10 @@ final class OffloadMetrics {
     storeUp.set(up ? 1 : 0);
   }
 
+  void storeConformant(boolean conformant) {
+    storeConformant.set(conformant ? 1 : 0);
+  }
+
   /** The creation time of the group's newest generation in the store; null when it holds none (0). */
   void newestGeneration(String group, Instant createdAt) {
     newestGeneration.labels(group).set(createdAt == null ? 0 : createdAt.toEpochMilli() / 1000.0);
@@ -197,7 +205,7 @@ final class OffloadMetrics {
 
   private void unregister() {
     for (io.prometheus.client.Collector c : new io.prometheus.client.Collector[] {
-        published, skipped, failed, lastPublishedIndex, lastSuccess, storeUp, duration, payload,
+        published, skipped, failed, lastPublishedIndex, lastSuccess, storeUp, storeConformant, duration, payload,
         uploadedBytes, gcDeleted, gcFailed, newestGeneration, lastVerified, damagedGenerations, scrubbed}) {
       registry.unregister(c);
     }

@@ -14,10 +14,14 @@ import dev.ratisoffload.publish.PublishResult;
 import dev.ratisoffload.publish.SkipReason;
 import dev.ratisoffload.retention.GarbageCollector;
 import dev.ratisoffload.scrub.Scrubber;
+import dev.ratisoffload.store.ConformanceProperty;
+import dev.ratisoffload.store.ConformanceReport;
+import dev.ratisoffload.store.ConformanceResult;
 import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.store.StoreException;
+import dev.ratisoffload.store.StoreConformance;
 import dev.ratisoffload.store.StoreUnavailableException;
 import io.prometheus.client.CollectorRegistry;
 import java.time.Clock;
@@ -197,24 +201,19 @@ public final class SnapshotOffload implements AutoCloseable {
   }
 
   /**
-   * Proves the store writable under its prefix with a probe object. Removing the probe needs the delete
-   * permission, which only retention needs: without it the probe stays, with a warning, and the store
-   * still counts as up.
+   * Runs the start-up part of {@link StoreConformance} under {@code ratis/probes/}: the store is up when
+   * it takes a write, conformant when it has every property publishing relies on. Removing the probes
+   * needs the delete permission, which only retention needs: without it they stay, with a warning.
    */
   private void preflight() {
-    String probe = "ratis/probes/" + settings.clusterId() + "/" + safePeerId(server) + "-" + System.nanoTime();
+    String probes = "ratis/probes/" + settings.clusterId() + "/" + safePeerId(server) + "-";
+    ConformanceReport report;
     try {
-      store.putIfAbsent(probe, dev.ratisoffload.store.Content.of(new byte[] {1}));
+      report = StoreConformance.check(store, StoreConformance.STARTUP, probes);
       metrics.storeUp(true);
-      LOG.info("offload attached: cluster {}, store {}, every {} (jitter {}), concurrency {}, bandwidth {},"
-              + " retention: {}", settings.clusterId(), store.describe(), settings.interval(), settings.jitter(),
-          settings.concurrency(), budget,
-          settings.retention().isEnabled() ? settings.retention() : "keep everything");
-      if (settings.retention().isEnabled()) {
-        store.deletionWarning().ifPresent(LOG::warn);
-      }
     } catch (StoreException e) {
       metrics.storeUp(false);
+      metrics.storeConformant(false);
       String message = "offload cannot write to " + store.describe() + ": " + e.getMessage();
       if (settings.preflightRequired()) {
         throw new IllegalStateException(message + "; refusing to start because "
@@ -224,14 +223,32 @@ public final class SnapshotOffload implements AutoCloseable {
           message, OffloadConfigKeys.Preflight.REQUIRED_KEY);
       return;
     }
-    try {
-      store.delete(probe);
-    } catch (StoreException e) {
-      LOG.warn("offload wrote its start-up probe {} but cannot delete it ({}): publishes are written, but each"
-          + " leaves its intent under ratis/activity/ (chunk collection then waits for it), a scrub cannot move"
-          + " damaged chunks aside, and retention ({}) cannot delete; the probe object stays. Grant"
-          + " s3:DeleteObject as runbook/README.md lists", probe, e.getMessage(), OffloadConfigKeys.PREFIX + ".retention.*");
+    metrics.storeConformant(report.conformant());
+    report.firstFailure().ifPresent(failure -> {
+      String message = "offload's start-up check found that " + store.describe() + " lacks "
+          + failure.property().id() + " (" + failure.detail() + "): " + failure.property().failureMeans();
+      if (settings.preflightRequired()) {
+        throw new IllegalStateException(message + "; refusing to start because "
+            + OffloadConfigKeys.Preflight.REQUIRED_KEY + " is true. Use a store that has it (offload store check"
+            + " checks every property; docs/design.md, \"Store compatibility\")");
+      }
+      LOG.error("{}; publishing continues (set {} = true to refuse to start instead; offload store check"
+          + " checks every property)", message, OffloadConfigKeys.Preflight.REQUIRED_KEY);
+    });
+    LOG.info("offload attached: cluster {}, store {}, every {} (jitter {}), concurrency {}, bandwidth {},"
+            + " retention: {}", settings.clusterId(), store.describe(), settings.interval(), settings.jitter(),
+        settings.concurrency(), budget,
+        settings.retention().isEnabled() ? settings.retention() : "keep everything");
+    if (settings.retention().isEnabled()) {
+      store.deletionWarning().ifPresent(LOG::warn);
     }
+    report.results().stream()
+        .filter(r -> r.property() == ConformanceProperty.DELETE && r.verdict() != ConformanceResult.Verdict.PASS)
+        .forEach(r -> LOG.warn("offload wrote its start-up probes under {} but cannot delete them ({}): publishes"
+            + " are written, but each leaves its intent under ratis/activity/ (chunk collection then waits for it),"
+            + " a scrub cannot move damaged chunks aside, and retention ({}) cannot delete; {}. Grant"
+            + " s3:DeleteObject as runbook/README.md lists", probes, r.detail(), OffloadConfigKeys.PREFIX
+            + ".retention.*", report.leftBehind().orElse("the probes were removed")));
   }
 
   /** The peer's id as a key segment (and printable text). */

@@ -20,7 +20,9 @@ import dev.ratisoffload.refkv.KvStateMachine;
 import dev.ratisoffload.store.Content;
 import dev.ratisoffload.store.ObjectConflictException;
 import dev.ratisoffload.store.ForwardingObjectStore;
+import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectStore;
+import dev.ratisoffload.store.OverwritingStore;
 import dev.ratisoffload.store.StoreAccessException;
 import dev.ratisoffload.testkit.RatisCluster;
 import io.prometheus.client.CollectorRegistry;
@@ -347,11 +349,38 @@ abstract class PublishEndToEndContract {
     try (SnapshotOffload offload = SnapshotOffload.builder(cluster.server(leader).raftServer(),
         cluster.server(leader).properties()).store(noDelete).registry(registry).withoutSchedule().attach()) {
       assertEquals(1.0, registry.getSampleValue("ratis_offload_store_up"), "the start-up check passed");
+      assertEquals(1.0, registry.getSampleValue("ratis_offload_store_conformant"), "delete is not required");
       assertEquals(index, assertInstanceOf(PublishResult.Published.class, offload.publishNow(group)).id().index());
       assertEquals(1.0, registry.getSampleValue("ratis_offload_store_up"));
     } finally {
       noDelete.close();
     }
+  }
+
+  /**
+   * A store that ignores put-if-absent's condition is reported (store_conformant 0) and, with
+   * offload.preflight.required, refused at attach with the property named.
+   */
+  @Test
+  void aStoreThatOverwritesIsNotConformantAndRefusedWhenThePreflightIsRequired() {
+    RaftPeerId peer = cluster.peerIds().get(0);
+    List<ObjectInfo> probesBefore = store.list("ratis/probes/"); // a store without delete leaves its probes
+    ObjectStore overwriting = new OverwritingStore(openStore());
+    CollectorRegistry registry = new CollectorRegistry();
+    try (SnapshotOffload offload = SnapshotOffload.builder(cluster.server(peer).raftServer(),
+        cluster.server(peer).properties()).store(overwriting).registry(registry).withoutSchedule().attach()) {
+      assertEquals(1.0, registry.getSampleValue("ratis_offload_store_up"), "the store is reachable");
+      assertEquals(0.0, registry.getSampleValue("ratis_offload_store_conformant"));
+    }
+    RaftProperties required = new RaftProperties(cluster.server(peer).properties());
+    OffloadConfigKeys.Preflight.setRequired(required, true);
+    IllegalStateException refused = assertThrows(IllegalStateException.class,
+        () -> SnapshotOffload.builder(cluster.server(peer).raftServer(), required).store(overwriting)
+            .registry(new CollectorRegistry()).withoutSchedule().attach());
+    assertTrue(refused.getMessage().contains("lacks put-if-absent")
+        && refused.getMessage().contains(OffloadConfigKeys.Preflight.REQUIRED_KEY), refused.getMessage());
+    assertEquals(probesBefore, store.list("ratis/probes/"), "the start-up checks removed their probes");
+    overwriting.close();
   }
 
   void assertNoManifestAt(RaftGroupId group, long index) {

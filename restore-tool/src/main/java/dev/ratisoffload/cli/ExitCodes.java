@@ -77,7 +77,8 @@ public final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
     meanings.put(code(INTERNAL), "internal error (a bug: please report it with the output of --verbose)");
     meanings.put(code(USAGE), "invalid invocation (also: credentials in a URI, an endpoint that is not http(s), "
         + "a malformed region, a heap too small for the chunks)");
-    meanings.put(code(DATA), "backup data missing, corrupt or inconsistent (retrying cannot help)");
+    meanings.put(code(DATA), "backup data missing, corrupt or inconsistent (retrying cannot help); store "
+        + "check: the store lacks a property publishing relies on");
     meanings.put(code(UNAVAILABLE), "store or broker unreachable, or another transient failure (retrying may help)");
     meanings.put(code(REFUSED), "target refused: a group directory exists, the directory holds another cluster's "
         + "groups, or another restore is writing into it; kafka backup: the store holds an earlier topic of the "

@@ -18,9 +18,9 @@ import picocli.CommandLine;
     versionProvider = OffloadCommand.Version.class,
     description = "Lists, verifies and restores the Ratis snapshot generations that the offload plugin "
         + "publishes, reports how fresh they are, and collects garbage; backs up Kafka topics into the same "
-        + "store and restores them (offload kafka).",
+        + "store and restores them (offload kafka); checks the store itself (offload store check).",
     subcommands = {ListCommand.class, VerifyCommand.class, RestoreCommand.class, StatusCommand.class,
-        GcCommand.class, KafkaCommand.class,
+        GcCommand.class, KafkaCommand.class, StoreGroupCommand.class,
         CommandLine.HelpCommand.class},
     modelTransformer = ExitCodes.InUsageHelp.class,
     footerHeading = "%nExample:%n",
@@ -100,7 +100,7 @@ public final class OffloadCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "a subcommand is required: list, verify, restore, status, gc or kafka");
+        "a subcommand is required: list, verify, restore, status, gc, kafka or store");
   }
 
   static final class Version implements CommandLine.IVersionProvider {
