@@ -39,4 +39,11 @@ public final class RealBucket {
     return bucket.at(StoreUri.parse("s3://" + bucket.uri().bucket() + "/" + (prefix.isEmpty() ? "" : prefix + "/")
         + child));
   }
+
+  /** Deletes every object under {@code store}'s prefix: what a test wrote there. */
+  public static void empty(ObjectStore store) {
+    for (ObjectInfo object : store.list("")) {
+      store.delete(object.key());
+    }
+  }
 }

@@ -1,6 +1,5 @@
 package dev.ratisoffload.plugin;
 
-import dev.ratisoffload.store.ObjectInfo;
 import dev.ratisoffload.store.ObjectStore;
 import dev.ratisoffload.store.RealBucket;
 import dev.ratisoffload.store.StoreDescription;
@@ -34,9 +33,7 @@ class PublishToRealBucketEndToEndTest extends PublishEndToEndContract {
   @Override
   void stopStore() {
     try (ObjectStore store = bucket.open()) {
-      for (ObjectInfo object : store.list("")) {
-        store.delete(object.key());
-      }
+      RealBucket.empty(store);
     }
   }
 }
