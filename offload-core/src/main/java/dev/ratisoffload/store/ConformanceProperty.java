@@ -9,10 +9,10 @@ public enum ConformanceProperty {
   PUT_IF_ABSENT("put-if-absent", true,
       "a write to an existing key overwrites it: a published generation can be replaced, so backups are not"
           + " immutable"),
-  CONCURRENT_PUT_IF_ABSENT("concurrent-writers", false,
-      "of writers racing on one key more than one succeeds: two peers that both publish one snapshot can"
-          + " replace each other's manifest (each is complete, so restores still work), but nothing stops"
-          + " a concurrent writer from replacing an object"),
+  CONCURRENT_PUT_IF_ABSENT("concurrent-writers", true,
+      "of writers racing on one key more than one succeeds: put-if-absent holds only when nobody else"
+          + " writes, so a concurrent writer (an old leader still publishing, a second cluster sharing the"
+          + " prefix) can replace a published object, and backups are not immutable"),
   MULTIPART_PUT_IF_ABSENT("multipart-put-if-absent", false,
       "completing a multipart upload overwrites an existing key: objects above the multipart threshold are"
           + " protected only by the head request the S3 store sends first, not against a concurrent writer"),

@@ -40,7 +40,7 @@ public final class StoreConformance {
   public static final int CONCURRENT_WRITERS = 8;
   /** What the plugin checks at start-up: every property publishing relies on, and delete, to clean up. */
   public static final Set<ConformanceProperty> STARTUP = EnumSet.of(ConformanceProperty.PUT_IF_ABSENT,
-      ConformanceProperty.RANGED_READ, ConformanceProperty.LISTING, ConformanceProperty.DELETE,
+      ConformanceProperty.CONCURRENT_PUT_IF_ABSENT, ConformanceProperty.RANGED_READ, ConformanceProperty.LISTING, ConformanceProperty.DELETE,
       ConformanceProperty.ENCRYPTION);
 
   private static final int OBJECT_SIZE = 1000;
