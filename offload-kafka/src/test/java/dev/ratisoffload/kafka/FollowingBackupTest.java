@@ -84,7 +84,8 @@ class FollowingBackupTest {
     Produced produced = new Produced();
     produce(produced, "spread", 0, 3, "a");
     try (ObjectStore store = TestStores.directory(dir);
-        Follower follower = Follower.start(following("spread").build(), store)) {
+        Follower follower = Follower.start(following("spread").topicRecheckInterval(Duration.ofSeconds(1)).build(),
+            store)) {
       Await.until("partition 0 stored", DEADLINE, () -> stored(store, "spread", 0) == 3);
       try (Admin admin = kafka.admin()) {
         admin.createPartitions(Map.of("spread", NewPartitions.increaseTo(2))).all().get();
