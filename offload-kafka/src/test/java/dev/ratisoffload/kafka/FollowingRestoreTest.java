@@ -430,7 +430,8 @@ class FollowingRestoreTest {
       backup("pulse", ahead);
       produce(produced, "pulse", 1, 10, "b");
       backup("pulse", ahead); // the segments the follower will find while the broker is down
-      try (Follower follower = Follower.start(following("pulse", "pulse-standby").brokerTimeout(Duration.ofSeconds(2))
+      Duration brokerTimeout = Duration.ofSeconds(2);
+      try (Follower follower = Follower.start(following("pulse", "pulse-standby").brokerTimeout(brokerTimeout)
           .build(), followed)) {
         awaitOffsets("pulse-standby", 1, 10);
         kafka.stop();
@@ -446,7 +447,9 @@ class FollowingRestoreTest {
           // and the follower retries: then it waits for the records already in flight before resuming.
           Await.until("the new records handed to the producer", DEADLINE, () -> follower.sent >= 20
               || !follower.retries.isEmpty());
-          Thread.sleep(3_000); // the outage outlasts the broker timeout (2 s): no delivery may time out
+          // Not a wait for an event: the fault itself. The outage must last longer than the broker timeout,
+          // and a follower holding records in flight reports nothing while it lasts, by design.
+          Thread.sleep(brokerTimeout.plusSeconds(1).toMillis());
         } finally {
           kafka.restart();
         }
