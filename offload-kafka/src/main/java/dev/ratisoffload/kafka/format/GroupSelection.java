@@ -2,7 +2,6 @@ package dev.ratisoffload.kafka.format;
 
 import java.util.List;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Which consumer groups a backup records or a restore commits: each pattern is a regular expression that
@@ -29,16 +28,8 @@ public final class GroupSelection {
     if (patterns.isEmpty()) {
       throw new IllegalArgumentException("no consumer group pattern given");
     }
-    return new GroupSelection(patterns.stream().map(GroupSelection::compile).toList());
-  }
-
-  private static Pattern compile(String pattern) {
-    try {
-      return Pattern.compile(pattern);
-    } catch (PatternSyntaxException e) {
-      throw new IllegalArgumentException("consumer group pattern '" + pattern + "' is not a regular expression: "
-          + e.getDescription());
-    }
+    return new GroupSelection(patterns.stream().map(p -> RegularExpressions.compile("consumer group", p))
+        .toList());
   }
 
   public boolean matches(String group) {

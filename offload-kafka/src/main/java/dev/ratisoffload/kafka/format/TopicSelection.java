@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Which topics a command works on: topics named one by one, and those whose whole name a regular
@@ -37,16 +36,8 @@ public final class TopicSelection {
       throw new IllegalArgumentException("no topic given: name one with --topic or choose with --topic-pattern");
     }
     names.forEach(TopicNames::requireValid);
-    return new TopicSelection(List.copyOf(new TreeSet<>(names)), Optional.ofNullable(pattern).map(TopicSelection::compile));
-  }
-
-  private static Pattern compile(String pattern) {
-    try {
-      return Pattern.compile(pattern);
-    } catch (PatternSyntaxException e) {
-      throw new IllegalArgumentException("topic pattern '" + pattern + "' is not a regular expression: "
-          + e.getDescription());
-    }
+    return new TopicSelection(List.copyOf(new TreeSet<>(names)),
+        Optional.ofNullable(pattern).map(p -> RegularExpressions.compile("topic", p)));
   }
 
   /** The topics named one by one, sorted; they must exist, unlike those a pattern may match. */
